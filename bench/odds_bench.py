@@ -1,0 +1,81 @@
+"""Time the exact analysis of every bet (studio.analysis.analyse: both distributions of studio.odds, then the EV,
+RTP and house edge of each bet of the standard pay table) for a full 8-deck shoe and for depleted shoes.
+
+Run as `.venv/bin/python bench/odds_bench.py`; prints one JSON object (milliseconds). Each figure is the best and the
+median of several repeats on the same shoe; the depleted figures pool the repeats over several seeded-random shoes
+(8 decks minus 60 cards each).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import random
+import statistics
+import time
+from collections import Counter
+
+from studio.analysis import analyse
+from studio.cards import Card, remove_cards, shoe_composition
+from studio.paytable import PayTable
+from studio.settings import load_pay_table
+
+FULL_TARGET_MS = 500.0
+DEPLETED_TARGET_MS = 50.0
+REPEATS = 15
+DEPLETED_SHOES = 8
+REMOVED_CARDS = 60
+SEED = 20240601
+
+
+def time_kernel(shoe: Counter[Card], pay_table: PayTable, repeats: int) -> list[float]:
+    """Milliseconds per full analysis, one figure per repeat."""
+    timings = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        analyse(shoe, pay_table)
+        timings.append((time.perf_counter() - start) * 1000.0)
+    return timings
+
+
+def main() -> None:
+    full = shoe_composition(8)
+    pay_table = load_pay_table("standard")
+    analyse(full, pay_table)  # warm up (imports, caches of the interpreter)
+    full_ms = time_kernel(full, pay_table, REPEATS)
+
+    rng = random.Random(SEED)
+    cards = list(full.elements())
+    depleted_ms: list[float] = []
+    per_shoe_best: list[float] = []
+    for _ in range(DEPLETED_SHOES):
+        shoe = remove_cards(full, rng.sample(cards, REMOVED_CARDS))
+        timings = time_kernel(shoe, pay_table, REPEATS)
+        depleted_ms.extend(timings)
+        per_shoe_best.append(min(timings))
+
+    report = {
+        "python": platform.python_version(),
+        "repeats": REPEATS,
+        "full_8_decks_ms": {
+            "best": round(min(full_ms), 3),
+            "median": round(statistics.median(full_ms), 3),
+            "target": FULL_TARGET_MS,
+        },
+        "depleted_ms": {
+            "shoes": DEPLETED_SHOES,
+            "removed_cards": REMOVED_CARDS,
+            "best": round(min(depleted_ms), 3),
+            "median": round(statistics.median(depleted_ms), 3),
+            "worst": round(max(depleted_ms), 3),
+            "worst_shoe_best": round(max(per_shoe_best), 3),
+            "target": DEPLETED_TARGET_MS,
+        },
+        "within_targets": statistics.median(full_ms) < FULL_TARGET_MS
+        and statistics.median(depleted_ms) < DEPLETED_TARGET_MS,
+    }
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Device drivers: smart shoe, line scanner, camera and simulator, each a `CardSource`."""

@@ -1,0 +1,99 @@
+"""Reading the studio's configuration: TOML files under `config/` (or the folder named by STUDIO_CONFIG_DIR).
+
+`config/tables/default.toml` holds the defaults of every table; a table's own file overrides any key of it.
+`config/paytables/NAME.toml` holds a pay table. Every problem is a `ConfigError` whose message names the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from studio.errors import ConfigError
+from studio.limits import TableLimits, limits_from_mapping
+from studio.paytable import PayTable, pay_table_from_mapping
+
+
+def config_dir() -> Path:
+    """The configuration folder: $STUDIO_CONFIG_DIR, else the `config/` folder of this checkout."""
+    configured = os.environ.get("STUDIO_CONFIG_DIR")
+    return Path(configured) if configured else Path(__file__).resolve().parent.parent / "config"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a TOML file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: malformed TOML: {error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+
+
+def _resolve(name_or_path: str | Path, folder: Path) -> Path:
+    path = Path(name_or_path)
+    if path.suffix == ".toml" or path.exists():
+        return path
+    return folder / f"{name_or_path}.toml"
+
+
+def load_pay_table(name_or_path: str | Path, base: Path | None = None) -> PayTable:
+    """A pay table by name (`standard` → config/paytables/standard.toml) or by file path."""
+    path = _resolve(name_or_path, (base or config_dir()) / "paytables")
+    try:
+        return pay_table_from_mapping(read_toml(path), path.stem)
+    except ConfigError as error:
+        message = str(error)
+        raise ConfigError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    table_id: str
+    pay_table: PayTable
+    limits: TableLimits
+
+
+def load_table_config(table_file: Path | None = None, base: Path | None = None) -> TableConfig:
+    """The defaults in config/tables/default.toml, overridden by `table_file` if given."""
+    folder = base or config_dir()
+    default_path = folder / "tables" / "default.toml"
+    data = read_toml(default_path)
+    path = default_path
+    if table_file is not None:
+        path = table_file
+        data = _merge(data, read_toml(table_file))
+    try:
+        table = data.get("table", {})
+        if not isinstance(table, Mapping):
+            raise ConfigError("[table] must be a table of settings")
+        digits = table.get("minor_unit_digits", 2)
+        if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 4:
+            raise ConfigError(f"table.minor_unit_digits: expected 0 to 4, got {digits!r}")
+        limits = limits_from_mapping(
+            data.get("limits", {}), str(table.get("currency", "USD")), digits, str(table.get("under_minimum", "reject"))
+        )
+        pay_table = load_pay_table(str(table.get("pay_table", "standard")), folder)
+        table_id = str(table.get("id", path.stem if table_file is not None else "T1"))
+    except ConfigError as error:
+        message = str(error)
+        raise ConfigError(message if message.startswith(str(folder)) else f"{path}: {message}") from None
+    return TableConfig(table_id, pay_table, limits)

@@ -1,0 +1,47 @@
+"""The `studio` command: one sub-command per job. User errors print one line and exit non-zero, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from studio.errors import StudioError
+from studio_cli import odds_command
+
+DESCRIPTION = """\
+Studio control for live-dealer baccarat.
+
+Start with `studio odds` to see the exact value of every bet for an 8-deck shoe.
+Each command has its own help: `studio COMMAND --help`."""
+
+EXIT_USER_ERROR = 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="studio", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    odds_command.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.run(args)
+    except StudioError as error:
+        print(f"studio: error: {error}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except OSError as error:
+        print(f"studio: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        return 130
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
