@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from studio.errors import ConfigError
 from studio.limits import TableLimits, limits_from_mapping
 from studio.paytable import PayTable, pay_table_from_mapping
+from studio.procedure_config import ProcedureConfig
 
 
 def config_dir() -> Path:
@@ -70,6 +71,31 @@ class TableConfig:
     table_id: str
     pay_table: PayTable
     limits: TableLimits
+    procedure: ProcedureConfig = field(default_factory=ProcedureConfig)
+
+
+def procedure_from_mapping(data: Mapping[str, Any]) -> ProcedureConfig:
+    """The `[procedure]` table: whole numbers and true/false, each checked against the rules' bounds."""
+    if not isinstance(data, Mapping):
+        raise ConfigError("[procedure] must be a table of settings")
+    known = {f.name: f.type for f in fields(ProcedureConfig)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(f"procedure: unknown setting {', '.join(unknown)}")
+    for key, value in data.items():
+        if known[key] == "bool":
+            if not isinstance(value, bool):
+                raise ConfigError(f"procedure.{key}: expected true or false, got {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"procedure.{key}: expected a whole number of at least 0, got {value!r}")
+    config = ProcedureConfig(**data)
+    if config.decks < 1:
+        raise ConfigError("procedure.decks: a shoe holds at least 1 deck")
+    if config.burn_after_shuffle + 4 > config.shoe_size - config.cut_card_from_back:
+        raise ConfigError("procedure: the cut card leaves no room for the shuffle burn and a round")
+    if config.warning_seconds > config.betting_seconds:
+        raise ConfigError("procedure.warning_seconds: cannot exceed betting_seconds")
+    return config
 
 
 def load_table_config(table_file: Path | None = None, base: Path | None = None) -> TableConfig:
@@ -93,7 +119,8 @@ def load_table_config(table_file: Path | None = None, base: Path | None = None) 
         )
         pay_table = load_pay_table(str(table.get("pay_table", "standard")), folder)
         table_id = str(table.get("id", path.stem if table_file is not None else "T1"))
+        procedure = procedure_from_mapping(data.get("procedure", {}))
     except ConfigError as error:
         message = str(error)
         raise ConfigError(message if message.startswith(str(folder)) else f"{path}: {message}") from None
-    return TableConfig(table_id, pay_table, limits)
+    return TableConfig(table_id, pay_table, limits, procedure)

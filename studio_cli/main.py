@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from studio.errors import StudioError
-from studio_cli import odds_command
+from studio_cli import log_command, odds_command, simulate_command
 
 DESCRIPTION = """\
 Studio control for live-dealer baccarat.
 
-Start with `studio odds` to see the exact value of every bet for an 8-deck shoe.
+Start with `studio odds` to see the exact value of every bet for an 8-deck shoe, or
+`studio simulate --seed 1` to watch a whole shoe dealt through the procedure engine.
 Each command has its own help: `studio COMMAND --help`."""
 
 EXIT_USER_ERROR = 1
@@ -24,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     odds_command.register(commands)
+    simulate_command.register(commands)
+    log_command.register(commands)
     return parser
 
 
@@ -35,6 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StudioError as error:
         print(f"studio: error: {error}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except BrokenPipeError:
+        # The reader went away (`studio simulate | head`): stop quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:
         print(f"studio: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -1,0 +1,78 @@
+"""Auditing a table's log: the hash chain, then a replay of every event through the engine that confirms each
+recorded card went where the rules send it and each recorded result is what the rules make of its cards.
+
+Pure: takes records, returns a verdict. `studio log verify` reads the records from a database and prints this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from studio import events as e
+from studio.chain import verify_chain
+from studio.errors import InvalidDeal, StudioError
+from studio.ports import Record
+from studio.procedure import TableState, evolve
+from studio.procedure_config import ProcedureConfig
+from studio.rules import outcome
+
+
+@dataclass(frozen=True, slots=True)
+class AuditVerdict:
+    stream: str
+    ok: bool
+    records: int
+    rounds: int  # results confirmed
+    first_bad_seq: int | None
+    reason: str
+
+
+def _replay_fault(state: TableState, event: e.Event) -> str | None:
+    """What is wrong with `event` in `state`, or None."""
+    if isinstance(event, e.CardDealt):
+        if state.round is None:
+            return "a card was dealt with no round in play"
+        if state.round.next_side is not event.side:
+            expected = state.round.next_side.value if state.round.next_side else "nobody"
+            return f"{event.card.code} went to the {event.side.value}; the rules give the card to {expected}"
+    if isinstance(event, e.RoundCompleted):
+        if state.round is None:
+            return "a result was recorded with no round in play"
+        try:
+            result = outcome(state.round.player, state.round.banker)
+        except InvalidDeal as error:
+            return f"the recorded cards do not make a complete deal: {error}"
+        recorded = (list(event.player), list(event.banker), event.player_total, event.banker_total, event.winner)
+        replayed = (list(result.player), list(result.banker), result.player_total, result.banker_total, result.winner)
+        if recorded != replayed:
+            return (
+                f"round {event.round} records {event.winner.value} {event.player_total}-{event.banker_total}; "
+                f"its cards give {result.winner.value} {result.player_total}-{result.banker_total}"
+            )
+    return None
+
+
+def audit(records: Iterable[Record], config: ProcedureConfig | None = None) -> AuditVerdict:
+    """Verify one stream's records: chain first, then replay. Stops at the first bad record."""
+    records = list(records)
+    stream = records[0].stream if records else ""
+    chain = verify_chain(records)
+    if not chain.ok:
+        return AuditVerdict(stream, False, chain.records, 0, chain.first_bad_seq, f"hash chain broken: {chain.reason}")
+    state = TableState(stream, config or ProcedureConfig())
+    rounds = 0
+    for record in records:
+        try:
+            event = e.decode(record.kind, record.data, record.raw)
+            fault = _replay_fault(state, event)
+            if fault is None:
+                state = evolve(state, event)
+        except (StudioError, AssertionError, TypeError, KeyError, AttributeError) as error:
+            fault = f"the engine cannot replay it: {error or type(error).__name__}"
+        if fault is not None:
+            return AuditVerdict(
+                stream, False, record.seq - 1, rounds, record.seq, f"seq {record.seq} ({record.kind}): {fault}"
+            )
+        rounds += isinstance(event, e.RoundCompleted)
+    return AuditVerdict(stream, True, len(records), rounds, None, f"{len(records)} records, {rounds} results confirmed")

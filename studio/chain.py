@@ -1,0 +1,188 @@
+"""The hash chain of the event log: how a record is sealed and how a stream is proven unaltered.
+
+Rules held here:
+
+- A record's hash is the sha256 (hex) of a canonical JSON encoding of every field but the hash itself: keys sorted, no
+  whitespace, ASCII only, no NaN or infinity, and `at` written as ISO-8601 UTC with microseconds
+  (`2024-05-01T12:00:00.000000Z`). The encoding never depends on the store, so a record hashes the same in memory, in
+  SQLite and in PostgreSQL, and anyone with the records and this page can check them.
+- The first record of a stream has seq 1 and `prev_hash` `GENESIS_HASH`; each next record has the previous seq + 1 and
+  the previous record's hash as its `prev_hash`. Editing a record breaks its own hash; deleting, inserting or
+  reordering records breaks a seq or a link.
+- Timestamps are timezone-aware UTC. A naive or offset timestamp is refused when sealing and flagged when verifying.
+- The chain alone cannot see the *last* records of a stream being cut off: what is left is still a valid chain. The
+  service guards that by comparing the stored head (last seq and hash) with the head it last knew.
+
+Pure: standard library only, no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from studio.ports import GENESIS_HASH, NewRecord, Record, StoreError
+
+_ZERO = timedelta(0)
+# One encoder for every call: json.dumps with options builds a new one each time, a tenth of the cost of a replay.
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+class InvalidRecord(StoreError, ValueError):
+    """A record cannot be logged as given (a naive or non-UTC timestamp, data that is not JSON, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChainVerdict:
+    """The outcome of `verify_chain`.
+
+    `records` counts the records that verified: all of them when `ok`, else those before `first_bad_seq`.
+    """
+
+    ok: bool
+    records: int
+    first_bad_seq: int | None
+    reason: str
+
+
+def canonical_json(value: Any) -> str:
+    """The one JSON text of `value` that the chain hashes and the stores keep: sorted keys, no spaces, ASCII only."""
+    try:
+        return _ENCODER.encode(value)
+    except (TypeError, ValueError) as error:  # a set, a datetime, NaN, keys of mixed types, ...
+        raise InvalidRecord(f"record data is not canonical JSON: {error}") from None
+
+
+def is_utc(at: datetime) -> bool:
+    """Whether `at` is timezone-aware with a zero offset (any tzinfo that says UTC, not only `datetime.UTC`)."""
+    return at.tzinfo is not None and at.utcoffset() == _ZERO
+
+
+def format_at(at: datetime) -> str:
+    """`at` as ISO-8601 UTC with microseconds and a `Z`; the form hashed and stored. Refuses non-UTC times."""
+    if not is_utc(at):
+        raise InvalidRecord(f"timestamp {at.isoformat()} is not timezone-aware UTC")
+    return _utc_text(at)
+
+
+def _utc_text(at: datetime) -> str:
+    # isoformat, not strftime, so that years below 1000 still have four digits; a zero offset always ends "+00:00".
+    return at.isoformat(timespec="microseconds")[:-6] + "Z"
+
+
+def record_hash(  # noqa: PLR0917 - one positional argument per hashed field, in the order they are listed
+    stream: str,
+    seq: int,
+    at: datetime,
+    actor: str,
+    kind: str,
+    data: Mapping[str, Any],
+    raw: str | None,
+    prev_hash: str,
+) -> str:
+    """The sha256 hex of the canonical JSON of all these fields (see the module's rules)."""
+    return _digest(stream, seq, format_at(at), actor, kind, data, raw, prev_hash)
+
+
+def _digest(  # noqa: PLR0917 - record_hash's fields, with `at` already checked and written out
+    stream: str, seq: int, at: str, actor: str, kind: str, data: Mapping[str, Any], raw: str | None, prev_hash: str
+) -> str:
+    # dict(data): json cannot encode an arbitrary Mapping (e.g. MappingProxyType), only a dict.
+    envelope = {
+        "actor": actor,
+        "at": at,
+        "data": data if isinstance(data, dict) else dict(data),
+        "kind": kind,
+        "prev_hash": prev_hash,
+        "raw": raw,
+        "seq": seq,
+        "stream": stream,
+    }
+    return hashlib.sha256(canonical_json(envelope).encode("ascii")).hexdigest()
+
+
+def check_stream(stream: str) -> None:
+    """Refuse a stream name that is not a non-empty string."""
+    if not isinstance(stream, str) or not stream:
+        raise InvalidRecord(f"a stream name must be a non-empty string, not {stream!r}")
+
+
+def check_expected_seq(expected_seq: int) -> None:
+    """Refuse an `expected_seq` that no stream can be at."""
+    if not isinstance(expected_seq, int) or isinstance(expected_seq, bool) or expected_seq < 0:
+        raise InvalidRecord(f"expected_seq must be an integer >= 0, not {expected_seq!r}")
+
+
+def seal(stream: str, seq: int, new: NewRecord, prev_hash: str) -> Record:
+    """`new` logged as record `seq` of `stream` after a record whose hash is `prev_hash`.
+
+    The record's data is a fresh plain copy decoded from its canonical JSON (tuples become lists, and so on), so that
+    what a store hands back equals what it hashed, whatever the store, and later changes to `new.data` change nothing.
+    """
+    check_stream(stream)
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        raise InvalidRecord(f"seq must be a positive integer, not {seq!r}")
+    if not isinstance(new.actor, str) or not isinstance(new.kind, str) or not new.kind:
+        raise InvalidRecord(f"actor and kind must be strings, kind not empty: {new.actor!r}, {new.kind!r}")
+    if new.raw is not None and not isinstance(new.raw, str):
+        raise InvalidRecord(f"raw device data must be text or None, not {type(new.raw).__name__}")
+    if not isinstance(new.at, datetime):
+        raise InvalidRecord(f"a record's time must be a datetime, not {type(new.at).__name__}")
+    if not isinstance(new.data, Mapping):
+        raise InvalidRecord(f"record data must be a mapping, not {type(new.data).__name__}")
+    at = new.at.astimezone(UTC) if is_utc(new.at) else new.at  # one tzinfo everywhere; format_at refuses the rest
+    data = json.loads(canonical_json(dict(new.data)))
+    digest = record_hash(stream, seq, at, new.actor, new.kind, data, new.raw, prev_hash)
+    return Record(stream, seq, at, new.actor, new.kind, data, new.raw, prev_hash, digest)
+
+
+def verify_chain(records: Iterable[Record]) -> ChainVerdict:
+    """Check that `records` (one stream, read in order from seq 1) form an unbroken, unaltered chain.
+
+    Stops at the first bad record and names its seq. Checks, in order: same stream, UTC timestamp, seq = previous + 1
+    (1 for the first), `prev_hash` = previous hash (`GENESIS_HASH` for the first), and the record's own hash.
+    """
+    stream: str | None = None
+    prev_seq = 0
+    prev_hash = GENESIS_HASH
+    count = 0
+    for record in records:
+        if stream is None:
+            stream = record.stream
+        reason = _fault(record, stream, prev_seq, prev_hash)
+        if reason is not None:
+            return ChainVerdict(ok=False, records=count, first_bad_seq=record.seq, reason=reason)
+        prev_seq, prev_hash = record.seq, record.hash
+        count += 1
+    return ChainVerdict(ok=True, records=count, first_bad_seq=None, reason=f"{count} record(s) verified")
+
+
+def _fault(record: Record, stream: str, prev_seq: int, prev_hash: str) -> str | None:
+    """Why `record` cannot follow the record (`prev_seq`, `prev_hash`) of `stream`, or None if it can."""
+    seq = record.seq
+    if record.stream != stream:
+        return f"seq {seq} belongs to stream {record.stream!r}, not {stream!r}"
+    if not is_utc(record.at):
+        return f"seq {seq} has a timestamp that is not UTC: {record.at.isoformat()}"
+    if seq != prev_seq + 1:
+        if prev_seq == 0:
+            return f"seq {seq} is the first record, but a stream starts at seq 1"
+        return f"seq {seq} follows seq {prev_seq}: a record is missing or out of order"
+    if record.prev_hash != prev_hash:
+        if prev_seq == 0:
+            return f"seq {seq} is the first record, but its prev_hash is not the genesis hash"
+        return (
+            f"seq {seq} does not link to seq {prev_seq} (prev_hash mismatch): a record was deleted, inserted or moved"
+        )
+    try:
+        at = _utc_text(record.at)  # checked UTC above
+        expected = _digest(stream, seq, at, record.actor, record.kind, record.data, record.raw, record.prev_hash)
+    except InvalidRecord as error:
+        return f"seq {seq} cannot be hashed: {error}"
+    if record.hash != expected:
+        return f"seq {seq} does not match its hash: the record was edited"
+    return None

@@ -1,0 +1,110 @@
+"""Commands: what dealers, pit bosses, devices and the supervisor ask of a table. Imperative names.
+
+Every command carries its actor as "role:name" (`dealer:alice`, `pit_boss:bob`, `device:shoe-1`, `system:sim`).
+Whether it is allowed, and what follows, is decided by `studio.procedure.decide`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from studio.cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class CardRead:
+    """One card as a device (or a person keying it in) reported it. `card` is None when it could not be read."""
+
+    card: Card | None
+    source: str
+    device_seq: int | None = None
+    confidence: float | None = None
+    raw: str | None = None  # the device's own bytes (hex) or a reference to the camera crop
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    actor: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmShuffle(Command):
+    """The dealer confirms the shuffle of a new shoe."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceCutCard(Command):
+    cards_in_front: int | None = None  # None: one deck from the back, as configured
+
+
+@dataclass(frozen=True, slots=True)
+class DrawCard(Command):
+    read: CardRead
+
+
+@dataclass(frozen=True, slots=True)
+class ReportCutCard(Command):
+    """The cut card came out of the shoe (reported by the shoe or by the dealer)."""
+
+    source: str = "dealer"
+
+
+@dataclass(frozen=True, slots=True)
+class OpenBetting(Command):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class CloseBetting(Command):
+    """'No more bets'."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeDealer(Command):
+    dealer: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareError(Command):
+    """The dealer declares an error: card exposed, dropped, dealt to the wrong hand, misdeal."""
+
+    kind: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSourceFailure(Command):
+    source: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportDisagreement(Command):
+    """Two sources reported different cards for the same draw."""
+
+    detail: str
+    reads: tuple[CardRead, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectCard(Command):
+    """Pit boss: `position` 1.. is a card already dealt this round (in dealing order); 0 is the read that suspended
+    the table."""
+
+    position: int
+    card: Card
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContinuePlay(Command):
+    """Pit boss: the error is resolved; play continues after the error burn."""
+
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class VoidRound(Command):
+    """Pit boss: the round is voided and every stake refunded."""
+
+    reason: str

@@ -1,0 +1,541 @@
+"""The studio procedure: one table of legal moves, `decide(state, command, now) -> events`, `evolve(state, event)`.
+
+Rules held here (seed 000 section 3, DESIGN.md §5; every number is in `ProcedureConfig`):
+- A shoe starts with the dealer confirming the shuffle, then the cut card goes in front of the last deck (52 cards),
+  then 6 cards are burned: read and logged, never dealt.
+- A round: betting opens with a timer; "no more bets" when it ends (early only if the table allows it); then cards go
+  P, B, P, B and third cards by the rules; the result is recorded when the deal is complete.
+- When the cut card appears, the round in progress (or, between rounds, the next round) is the last hand of the shoe;
+  with the "one more hand" option, one more round follows. Then no card is accepted until a new shoe is shuffled.
+- A dealer change burns 1 card before the next round.
+- Any break of the procedure suspends the table for the pit boss: a card while betting is open, a card when none is
+  due, a card read twice, an unreadable card, more copies of a card than the shoe holds, a source failing mid-round,
+  sources disagreeing, an error declared by the dealer. A pit boss, never the dealer on duty, corrects cards, lets
+  play continue or voids the round; then 3 cards are burned on their approval before play resumes.
+
+An illegal command raises `ProcedureError` naming the phase, the command and what the phase expects, and produces no
+event. A card that physically came out of the shoe is never refused silently: it suspends the table and is logged.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
+
+from studio import commands as c
+from studio import events as e
+from studio.cards import ALL_CARDS, Card
+from studio.errors import InvalidDeal, ProcedureError
+from studio.events import SuspensionReason
+from studio.procedure_config import ProcedureConfig
+from studio.rules import Side, next_recipient, outcome
+
+
+class Phase(enum.Enum):
+    AWAITING_SHUFFLE = "awaiting_shuffle"
+    AWAITING_CUT = "awaiting_cut"
+    BURNING = "burning"
+    READY = "ready"  # between rounds: the dealer may open betting
+    BETTING_OPEN = "betting_open"
+    DEALING = "dealing"
+    SUSPENDED = "suspended"
+
+
+class Burn(NamedTuple):
+    reason: str
+    remaining: int
+    then: Phase  # where play resumes once the burn is done
+    approved_by: str | None = None
+
+
+class Round(NamedTuple):
+    number: int
+    game_id: str
+    opened_at: datetime
+    closes_at: datetime
+    dealt: tuple[tuple[Side, Card], ...] = ()
+    next_side: Side | None = Side.PLAYER  # who receives the next card; None once the deal is complete
+
+    @property
+    def player(self) -> list[Card]:
+        return [card for side, card in self.dealt if side is Side.PLAYER]
+
+    @property
+    def banker(self) -> list[Card]:
+        return [card for side, card in self.dealt if side is Side.BANKER]
+
+    def with_dealt(self, dealt: tuple[tuple[Side, Card], ...]) -> Round:
+        player = [card for side, card in dealt if side is Side.PLAYER]
+        banker = [card for side, card in dealt if side is Side.BANKER]
+        return self._replace(dealt=dealt, next_side=next_recipient(player, banker))
+
+
+class Suspension(NamedTuple):
+    reason: str
+    detail: str
+    resume: Phase  # the phase the error interrupted
+    read: c.CardRead | None = None  # the read that caused it, if any
+    corrected: Card | None = None  # what the pit boss says that read really was
+
+
+class ShoeCounts(NamedTuple):
+    rounds: int = 0
+    voids: int = 0
+    corrections: int = 0
+    dealt: int = 0
+    burned: int = 0
+    set_aside: int = 0
+
+
+class TableState(NamedTuple):
+    table_id: str
+    config: ProcedureConfig = ProcedureConfig()
+    phase: Phase = Phase.AWAITING_SHUFFLE
+    dealer: str | None = None
+    shoe: int = 0  # shoes started on this table
+    rounds_started: int = 0  # rounds opened on this table, all shoes: the round number
+    cut_position: int | None = None  # cards in front of the cut card
+    cards_drawn: int = 0  # cards out of this shoe, whatever became of them
+    seen: tuple[int, ...] = (0,) * len(ALL_CARDS)  # copies of each card seen this shoe, in ALL_CARDS order
+    last_device_seq: tuple[tuple[str, int], ...] = ()  # per source, the last device sequence number accepted
+    last_round: int | None = None  # set when the cut card has appeared
+    burn: Burn | None = None
+    round: Round | None = None
+    suspension: Suspension | None = None
+    counts: ShoeCounts = ShoeCounts()
+    last_result: e.RoundCompleted | None = None
+
+    @property
+    def suspended(self) -> bool:
+        return self.phase is Phase.SUSPENDED
+
+    def copies_seen(self, card: Card) -> int:
+        return self.seen[CARD_INDEX[card]]
+
+
+CARD_INDEX = {card: index for index, card in enumerate(ALL_CARDS)}
+
+
+def game_id(table_id: str, round_number: int, opened_at: datetime) -> str:
+    """The number a player quotes: table, UTC date and start time (hhmmss), and the table's round number."""
+    return f"{table_id}-{opened_at:%Y%m%d-%H%M%S}-{round_number:04d}"
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# decide: the transition table. Each handler returns the events that follow or raises ProcedureError.
+
+Handler = Callable[[TableState, c.Command, datetime], list[e.Event]]
+
+
+def _refuse(state: TableState, command: c.Command, reason: str) -> ProcedureError:
+    return ProcedureError(state.phase.value, type(command).__name__, reason, expected_commands(state.phase))
+
+
+def _confirm_shuffle(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    return [e.ShuffleConfirmed(state.shoe + 1, command.actor)]
+
+
+def _place_cut_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.PlaceCutCard)
+    size = state.config.shoe_size
+    position = size - state.config.cut_card_from_back if command.cards_in_front is None else command.cards_in_front
+    first_usable = state.config.burn_after_shuffle + 4
+    if not first_usable <= position <= size:
+        raise _refuse(
+            state, command, f"the cut card must leave {first_usable} to {size} cards in front, not {position}"
+        )
+    return [
+        e.CutCardPlaced(state.shoe, position),
+        e.BurnRequired("shuffle", state.config.burn_after_shuffle),
+    ]
+
+
+def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason, str] | None:
+    """Why an otherwise due card cannot be accepted, if it cannot."""
+    if read.card is None:
+        return SuspensionReason.UNREADABLE_CARD, f"{read.source} could not read the card"
+    if read.device_seq is not None:
+        last = dict(state.last_device_seq).get(read.source)
+        if last is not None and read.device_seq <= last:
+            return SuspensionReason.DUPLICATE_READ, (
+                f"{read.source} reported sequence {read.device_seq} again (last accepted {last})"
+            )
+    if state.copies_seen(read.card) >= state.config.decks:
+        return SuspensionReason.TOO_MANY_COPIES, (
+            f"{read.card.code} seen {state.copies_seen(read.card) + 1} times; the shoe holds {state.config.decks}"
+        )
+    return None
+
+
+def _suspend(state: TableState, reason: SuspensionReason, detail: str, read: c.CardRead | None) -> e.TableSuspended:
+    if read is None:
+        return e.TableSuspended(reason.value, detail)
+    return e.TableSuspended(reason.value, detail, read.card, read.source, read.device_seq, read.confidence, read.raw)
+
+
+def _burn_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
+    assert state.burn is not None
+    burned: list[e.Event] = [e.CardBurned(card, read.source, read.device_seq, read.confidence, read.raw)]
+    if state.burn.remaining == 1:
+        burned.append(e.BurnCompleted(state.burn.reason))
+    return burned
+
+
+def _deal_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
+    """Deal a card to whichever hand the rules say, and complete the round if that was the last card it takes."""
+    assert state.round is not None
+    current = state.round
+    side = current.next_side
+    assert side is not None, "a complete deal is never left in DEALING"
+    dealt = e.CardDealt(
+        current.number, len(current.dealt) + 1, side, card, read.source, read.device_seq, read.confidence, read.raw
+    )
+    after = current.with_dealt((*current.dealt, (side, card)))
+    return [dealt, *_complete_if_dealt(state, after)]
+
+
+def _complete_if_dealt(state: TableState, current: Round) -> list[e.Event]:
+    if current.next_side is not None:
+        return []
+    result = outcome(current.player, current.banker)
+    last_hand = state.last_round is not None and current.number >= state.last_round
+    completed = e.RoundCompleted(
+        round=current.number,
+        game_id=current.game_id,
+        player=result.player,
+        banker=result.banker,
+        player_total=result.player_total,
+        banker_total=result.banker_total,
+        winner=result.winner,
+        natural=result.natural,
+        player_pair=result.player_pair,
+        banker_pair=result.banker_pair,
+        last_hand=last_hand,
+    )
+    return [completed, _shoe_ended(state, rounds=1, dealt=len(current.dealt))] if last_hand else [completed]
+
+
+def _shoe_ended(state: TableState, rounds: int = 0, voids: int = 0, dealt: int = 0) -> e.ShoeEnded:
+    counts = state.counts
+    cards = counts.dealt + dealt + counts.burned + counts.set_aside
+    over = [f"{card.code} × {n}" for card, n in zip(ALL_CARDS, state.seen, strict=True) if n > state.config.decks]
+    problems = []
+    if over:
+        problems.append("more copies than the shoe holds: " + ", ".join(over))
+    if cards > state.config.shoe_size:
+        problems.append(f"{cards} cards out of a {state.config.shoe_size}-card shoe")
+    detail = "; ".join(problems) or f"{cards} cards out of {state.config.shoe_size}, no card over {state.config.decks}"
+    return e.ShoeEnded(
+        shoe=state.shoe,
+        rounds=counts.rounds + rounds,
+        voids=counts.voids + voids,
+        corrections=counts.corrections,
+        cards_dealt=counts.dealt + dealt,
+        cards_burned=counts.burned,
+        cards_set_aside=counts.set_aside,
+        composition_ok=not problems,
+        composition_detail=detail,
+    )
+
+
+def _draw_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.DrawCard)
+    read = command.read
+    phase = state.phase
+    if phase is Phase.SUSPENDED:
+        return [e.CardReadWhileSuspended(read.card, read.source, read.device_seq, read.confidence, read.raw)]
+    if phase is Phase.BETTING_OPEN:
+        return [_suspend(state, SuspensionReason.CARD_WHILE_BETTING, "a card came out while betting was open", read)]
+    if phase not in (Phase.BURNING, Phase.DEALING):
+        return [_suspend(state, SuspensionReason.CARD_NOT_DUE, f"no card is due in phase {phase.value}", read)]
+    problem = _read_problem(state, read)
+    if problem is not None:
+        return [_suspend(state, *problem, read)]
+    assert read.card is not None
+    return _burn_card(state, read, read.card) if phase is Phase.BURNING else _deal_card(state, read, read.card)
+
+
+def _report_cut_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.ReportCutCard)
+    if state.last_round is not None:
+        return []  # already known (the shoe and the dealer may both report it)
+    in_round = state.round is not None or (state.suspension is not None and state.suspension.resume is Phase.DEALING)
+    last = state.rounds_started if in_round else state.rounds_started + 1
+    return [e.CutCardAppeared(command.source, last + (1 if state.config.one_more_hand else 0))]
+
+
+def _open_betting(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    number = state.rounds_started + 1
+    closes = now + timedelta(seconds=state.config.betting_seconds)
+    return [e.BettingOpened(number, game_id(state.table_id, number, now), now, closes)]
+
+
+def _close_betting(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert state.round is not None
+    early = now < state.round.closes_at
+    if early and not state.config.allow_early_close:
+        left = (state.round.closes_at - now).total_seconds()
+        raise _refuse(state, command, f"betting is open for {left:.1f} s more; this table does not allow early close")
+    return [e.BettingClosed(state.round.number, state.round.game_id, early)]
+
+
+def _change_dealer(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.ChangeDealer)
+    if not command.dealer.strip():
+        raise _refuse(state, command, "name the dealer taking over")
+    changed: list[e.Event] = [e.DealerChanged(command.dealer)]
+    if state.phase is Phase.READY and state.config.burn_after_dealer_change > 0:
+        changed.append(e.BurnRequired("dealer_change", state.config.burn_after_dealer_change))
+    return changed
+
+
+def _declare_error(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.DeclareError)
+    detail = f"{command.kind}: {command.detail}" if command.detail else command.kind
+    return [_suspend(state, SuspensionReason.DEALER_DECLARED, detail, None)]
+
+
+def _report_source_failure(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.ReportSourceFailure)
+    if state.phase not in (Phase.BETTING_OPEN, Phase.DEALING, Phase.BURNING):
+        return []  # between rounds a failed source is the supervisor's concern; the table need not stop
+    detail = f"{command.source} failed: {command.detail}" if command.detail else f"{command.source} failed"
+    return [_suspend(state, SuspensionReason.SOURCE_FAILED, detail, None)]
+
+
+def _report_disagreement(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.ReportDisagreement)
+    first = command.reads[0] if command.reads else None
+    return [_suspend(state, SuspensionReason.SOURCES_DISAGREE, command.detail, first)]
+
+
+def _check_pit_boss(state: TableState, command: c.Command) -> None:
+    role, _, name = command.actor.partition(":")
+    if role != "pit_boss":
+        raise _refuse(state, command, f"only a pit boss may decide, not {command.actor}")
+    if state.dealer is not None and name == state.dealer.partition(":")[2]:
+        raise _refuse(state, command, "the dealer on duty cannot resolve an error at their own table")
+
+
+def _correct_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.CorrectCard) and state.suspension is not None
+    _check_pit_boss(state, command)
+    if not command.reason.strip():
+        raise _refuse(state, command, "a correction needs a reason")
+    suspension = state.suspension
+    round_number = state.round.number if state.round is not None else None
+    if command.position == 0:
+        if suspension.read is None:
+            raise _refuse(state, command, "no card read is waiting: the suspension was not caused by a read")
+        if suspension.resume not in (Phase.DEALING, Phase.BURNING):
+            raise _refuse(state, command, f"the read came in phase {suspension.resume.value}, where no card is due")
+        original = suspension.corrected or suspension.read.card
+        return [e.CardCorrected(round_number, 0, original, command.card, command.reason, command.actor)]
+    if state.round is None or not 1 <= command.position <= len(state.round.dealt):
+        count = len(state.round.dealt) if state.round is not None else 0
+        raise _refuse(state, command, f"position {command.position} is not a card of this round (1 to {count})")
+    side, original_card = state.round.dealt[command.position - 1]
+    dealt = list(state.round.dealt)
+    dealt[command.position - 1] = (side, command.card)
+    try:
+        next_recipient([card for s, card in dealt if s is Side.PLAYER], [card for s, card in dealt if s is Side.BANKER])
+    except InvalidDeal as error:
+        raise _refuse(state, command, f"with {command.card.code} the cards already dealt break the rules ({error}); "
+                                      "void the round instead") from None  # fmt: skip
+    return [e.CardCorrected(round_number, command.position, original_card, command.card, command.reason,
+                            command.actor)]  # fmt: skip
+
+
+def _error_burn(state: TableState, approved_by: str) -> list[e.Event]:
+    count = state.config.burn_after_error
+    return [e.BurnRequired("error", count, approved_by)] if count > 0 else []
+
+
+def _continue_play(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.ContinuePlay) and state.suspension is not None
+    _check_pit_boss(state, command)
+    suspension = state.suspension
+    continued = e.PlayContinued(command.actor, command.reason)
+    follow: list[e.Event] = [continued]
+    resumed = evolve(state, continued)
+    # The read that suspended the table, once the pit boss has named the card, counts as drawn in its place.
+    read = suspension.read
+    if suspension.corrected is not None and read is not None:
+        if suspension.resume is Phase.BURNING:
+            follow += _burn_card(resumed, read, suspension.corrected)
+        else:
+            follow += _deal_card(resumed, read, suspension.corrected)
+    elif suspension.resume is Phase.DEALING and resumed.round is not None:
+        follow += _complete_if_dealt(resumed, resumed.round)  # a correction may have completed the deal
+    if suspension.resume in (Phase.AWAITING_SHUFFLE, Phase.AWAITING_CUT):
+        return follow  # the shuffle's own burn follows
+    if any(isinstance(event, e.ShoeEnded) for event in follow):
+        return follow
+    return follow + _error_burn(state, command.actor)
+
+
+def _void_round(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.VoidRound) and state.suspension is not None
+    _check_pit_boss(state, command)
+    if state.round is None:
+        raise _refuse(state, command, "no round is in play; continue instead")
+    if not command.reason.strip():
+        raise _refuse(state, command, "a void needs a reason")
+    voided: list[e.Event] = [e.RoundVoided(state.round.number, state.round.game_id, command.reason, command.actor)]
+    if state.last_round is not None and state.round.number >= state.last_round:
+        return [*voided, _shoe_ended(state, voids=1)]
+    return voided + _error_burn(state, command.actor)
+
+
+_DEALER_ERRORS: dict[type[c.Command], Handler] = {
+    c.DeclareError: _declare_error,
+    c.ReportSourceFailure: _report_source_failure,
+    c.ReportDisagreement: _report_disagreement,
+}
+
+# The procedure: for each phase, the commands it accepts. Anything else is refused with this list as the hint.
+TRANSITIONS: dict[Phase, dict[type[c.Command], Handler]] = {
+    Phase.AWAITING_SHUFFLE: {c.ConfirmShuffle: _confirm_shuffle, c.ChangeDealer: _change_dealer,
+                             c.DrawCard: _draw_card},
+    Phase.AWAITING_CUT: {c.PlaceCutCard: _place_cut_card, c.ChangeDealer: _change_dealer, c.DrawCard: _draw_card},
+    Phase.BURNING: {c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card, **_DEALER_ERRORS},
+    Phase.READY: {c.OpenBetting: _open_betting, c.ChangeDealer: _change_dealer, c.DrawCard: _draw_card,
+                  c.ReportCutCard: _report_cut_card, **_DEALER_ERRORS},
+    Phase.BETTING_OPEN: {c.CloseBetting: _close_betting, c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card,
+                         **_DEALER_ERRORS},
+    Phase.DEALING: {c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card, **_DEALER_ERRORS},
+    Phase.SUSPENDED: {c.CorrectCard: _correct_card, c.ContinuePlay: _continue_play, c.VoidRound: _void_round,
+                      c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card},
+}  # fmt: skip
+
+
+def expected_commands(phase: Phase) -> tuple[str, ...]:
+    return tuple(command.__name__ for command in TRANSITIONS[phase])
+
+
+def decide(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    """The events that follow from `command` in `state` at time `now` (UTC). Raises `ProcedureError`, changing nothing,
+    if the procedure does not allow it."""
+    handler = TRANSITIONS[state.phase].get(type(command))
+    if handler is None:
+        raise _refuse(state, command, "not allowed now")
+    return handler(state, command, now)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# evolve: the state after an event. Pure bookkeeping; every check happened in decide.
+
+
+def _count(seen: tuple[int, ...], card: Card, change: int) -> tuple[int, ...]:
+    index = CARD_INDEX[card]
+    return (*seen[:index], seen[index] + change, *seen[index + 1 :])
+
+
+def _read_taken(state: TableState, card: Card, source: str, device_seq: int | None, **changes: Any) -> TableState:
+    """A card left the shoe and was accepted: count it, remember the device's sequence number, apply `changes`."""
+    last_seq = state.last_device_seq
+    if device_seq is not None:
+        last_seq = tuple({**dict(last_seq), source: device_seq}.items())
+    return state._replace(
+        cards_drawn=state.cards_drawn + 1, seen=_count(state.seen, card, 1), last_device_seq=last_seq, **changes
+    )
+
+
+def _start_burn(state: TableState, event: e.BurnRequired) -> TableState:
+    if state.phase is Phase.BURNING and state.burn is not None:
+        # An error during a burn adds its cards to the burn under way.
+        burn = state.burn._replace(
+            remaining=state.burn.remaining + event.count, approved_by=event.approved_by or state.burn.approved_by
+        )
+    else:
+        # After the burn, play resumes in the round it interrupted, or between rounds.
+        then = state.phase if state.phase in (Phase.BETTING_OPEN, Phase.DEALING) else Phase.READY
+        burn = Burn(event.reason, event.count, then, event.approved_by)
+    return state._replace(phase=Phase.BURNING, burn=burn)
+
+
+def evolve(state: TableState, event: e.Event) -> TableState:
+    match event:
+        case e.CardDealt(card=card, side=side, source=source, device_seq=seq):
+            assert state.round is not None
+            grown = state.round.with_dealt((*state.round.dealt, (side, card)))
+            counts = state.counts._replace(dealt=state.counts.dealt + 1)
+            return _read_taken(state, card, source, seq, round=grown, counts=counts, phase=Phase.DEALING)
+        case e.CardBurned(card=card, source=source, device_seq=seq):
+            assert state.burn is not None
+            counts = state.counts._replace(burned=state.counts.burned + 1)
+            burn = state.burn._replace(remaining=state.burn.remaining - 1)
+            return _read_taken(state, card, source, seq, burn=burn, counts=counts, phase=Phase.BURNING)
+        case e.BurnCompleted():
+            assert state.burn is not None
+            return state._replace(phase=state.burn.then, burn=None)
+        case e.BettingOpened(round=number, game_id=gid, opened_at=opened, closes_at=closes):
+            return state._replace(phase=Phase.BETTING_OPEN, rounds_started=number, round=Round(number, gid, opened,
+                                                                                                closes))  # fmt: skip
+        case e.BettingClosed():
+            return state._replace(phase=Phase.DEALING)
+        case e.RoundCompleted():
+            counts = state.counts._replace(rounds=state.counts.rounds + 1)
+            return state._replace(phase=Phase.READY, round=None, counts=counts, last_result=event, suspension=None)
+        case e.TableSuspended():
+            resume = state.phase
+            read = None
+            if event.source is not None:
+                read = c.CardRead(event.card, event.source, event.device_seq, event.confidence, event.raw)
+            counts = state.counts
+            if read is not None:
+                counts = counts._replace(set_aside=counts.set_aside + 1)
+            suspension = Suspension(event.reason, event.detail, resume, read)
+            return state._replace(phase=Phase.SUSPENDED, suspension=suspension, counts=counts,
+                           cards_drawn=state.cards_drawn + (1 if read is not None else 0))  # fmt: skip
+        case e.CardReadWhileSuspended():
+            counts = state.counts._replace(set_aside=state.counts.set_aside + 1)
+            return state._replace(counts=counts, cards_drawn=state.cards_drawn + 1)
+        case e.CardCorrected(position=position, corrected=card):
+            counts = state.counts._replace(corrections=state.counts.corrections + 1)
+            if position == 0:
+                assert state.suspension is not None
+                # The set-aside read becomes the corrected card; it is counted again when it is dealt or burned.
+                return state._replace(suspension=state.suspension._replace(corrected=card), counts=counts)
+            assert state.round is not None
+            dealt = list(state.round.dealt)
+            side, old = dealt[position - 1]
+            dealt[position - 1] = (side, card)
+            seen = _count(_count(state.seen, old, -1), card, 1)
+            return state._replace(round=state.round.with_dealt(tuple(dealt)), counts=counts, seen=seen)
+        case e.PlayContinued():
+            assert state.suspension is not None
+            suspension = state.suspension
+            if suspension.corrected is not None and suspension.read is not None:
+                # The set-aside read comes back as the corrected card: un-count it here, it is dealt or burned next.
+                counts = state.counts._replace(set_aside=state.counts.set_aside - 1)
+                return state._replace(
+                    phase=suspension.resume, suspension=None, counts=counts, cards_drawn=state.cards_drawn - 1
+                )
+            return state._replace(phase=suspension.resume, suspension=None)
+        case e.RoundVoided():
+            counts = state.counts._replace(voids=state.counts.voids + 1)
+            return state._replace(phase=Phase.READY, round=None, counts=counts, suspension=None)
+        case e.BurnRequired():
+            return _start_burn(state, event)
+        case e.CutCardAppeared(last_round=last):
+            return state._replace(last_round=last)
+        case e.DealerChanged(dealer=dealer):
+            return state._replace(dealer=dealer)
+        case e.ShuffleConfirmed(shoe=shoe, dealer=dealer):
+            return state._replace(phase=Phase.AWAITING_CUT, shoe=shoe, dealer=state.dealer or dealer)
+        case e.CutCardPlaced(cards_in_front=position):
+            return state._replace(cut_position=position, cards_drawn=0, seen=(0,) * len(ALL_CARDS), last_round=None,
+                         counts=ShoeCounts(), last_device_seq=())  # fmt: skip
+        case e.ShoeEnded():
+            return state._replace(phase=Phase.AWAITING_SHUFFLE, round=None, burn=None, suspension=None,
+                           cut_position=None)  # fmt: skip
+    raise TypeError(f"evolve does not know {type(event).__name__}")
+
+
+def replay(state: TableState, events: list[e.Event]) -> TableState:
+    for event in events:
+        state = evolve(state, event)
+    return state

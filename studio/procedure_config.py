@@ -1,0 +1,22 @@
+"""The numbers of the studio procedure, every one configurable per table (defaults from the seeds, section 3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ProcedureConfig:
+    decks: int = 8
+    cut_card_from_back: int = 52  # the cut card goes in front of the last 52 cards: one deck from the back
+    burn_after_shuffle: int = 6
+    burn_after_error: int = 3  # with the pit boss's approval, before play resumes
+    burn_after_dealer_change: int = 1  # before the next round
+    betting_seconds: int = 15
+    warning_seconds: int = 5  # the light turns yellow when this many seconds are left
+    allow_early_close: bool = False  # may the dealer call "no more bets" before the timer ends?
+    one_more_hand: bool = False  # house option: one more round after the hand in which the cut card appears
+
+    @property
+    def shoe_size(self) -> int:
+        return 52 * self.decks

@@ -1,0 +1,243 @@
+"""The event store in a SQL database (SQLite file for one studio, PostgreSQL where it scales out), through sqlmodel.
+
+Rules held here:
+
+- One table, `event_log`, keyed by `(stream, seq)`: the database itself refuses a second record at the same place, so
+  a racing or repeated write is an integrity error (reported as `ConcurrentAppend`) and never a fork of the log.
+- Append only: this module has no update and no delete.
+- An append is one transaction: it checks the stream's last seq against `expected_seq`, seals each record onto the
+  hash chain (studio/chain.py) from the last stored hash, inserts, and commits before returning. All or nothing.
+- SQLite: WAL with `synchronous=FULL` on every connection, so a returned append survives a power cut; writers take the
+  write lock at BEGIN (`BEGIN IMMEDIATE`) so that two writers queue (busy timeout) instead of one failing to upgrade a
+  stale read lock; the second then sees the first's records and gets `ConcurrentAppend`. PostgreSQL needs none of
+  that: two writers at the same seq collide on the primary key. Queries are plain portable SQL.
+- Every database failure reaches the caller as a `StoreError` with one line naming the store and the cause.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, cast
+
+from sqlalchemy import Engine, Table, Text, create_engine, event, insert, select
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlmodel import Field, SQLModel
+
+from studio.chain import canonical_json, check_expected_seq, check_stream, format_at, seal
+from studio.ports import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoreError
+
+BUSY_TIMEOUT_MS = 10_000
+"""How long a SQLite writer waits for another to commit before giving up (they hold the lock for milliseconds)."""
+
+READ_PAGE = 2_000
+"""Records fetched per query when reading: bounds memory and never keeps a connection across the caller's loop."""
+
+
+class EventRow(SQLModel, table=True):
+    """One row of the log. `at` is the canonical ISO-8601 UTC text (exact to the microsecond in any database), `data`
+    the canonical JSON text: both exactly what the chain hashed."""
+
+    __tablename__ = "event_log"
+
+    stream: str = Field(primary_key=True)
+    seq: int = Field(primary_key=True)
+    at: str
+    actor: str
+    kind: str
+    data: str = Field(sa_type=Text)
+    raw: str | None = Field(default=None, sa_type=Text)
+    prev_hash: str
+    hash: str
+
+
+_TABLE = cast(Table, EventRow.__table__)  # type: ignore[attr-defined]  # set by sqlmodel's metaclass
+_C = _TABLE.c
+_COLUMNS = (_C.stream, _C.seq, _C.at, _C.actor, _C.kind, _C.data, _C.raw, _C.prev_hash, _C.hash)
+_WRITE = "studio_write"  # execution option: this connection is about to write (SQLite: BEGIN IMMEDIATE)
+
+
+class SqlEventStore:
+    """An `EventStore` on a SQLAlchemy URL: `sqlite:///path/to/events.db` or `postgresql+psycopg://...`."""
+
+    def __init__(self, url: str) -> None:
+        self._closed = False
+        try:
+            parsed = make_url(url)
+        except SQLAlchemyError as error:  # ArgumentError: not a URL at all
+            raise StoreError(f"event store URL {url!r} is invalid: {_one_line(error)}") from None
+        self._name = parsed.render_as_string(hide_password=True)
+        try:
+            self._engine = _open_engine(parsed)
+        except (SQLAlchemyError, OSError, ImportError) as error:  # unknown dialect, driver not installed, no folder
+            raise self._failure(error) from None
+        self._writer = self._engine.execution_options(**{_WRITE: True})
+        try:
+            SQLModel.metadata.create_all(self._engine, tables=[_TABLE])  # only our table, whatever else is declared
+        except (SQLAlchemyError, StoreError) as error:  # unreachable, not a database, corrupt, WAL refused
+            self.close()
+            raise self._failure(error) from None
+
+    def __repr__(self) -> str:
+        return f"SqlEventStore({self._name!r})"
+
+    def append(self, stream: str, records: Sequence[NewRecord], expected_seq: int) -> list[Record]:
+        check_stream(stream)
+        check_expected_seq(expected_seq)
+        self._check_open()
+        try:
+            with self._writer.begin() as conn:
+                actual, prev_hash = _head(conn, stream)
+                if actual != expected_seq:
+                    raise ConcurrentAppend(stream, expected_seq, actual)
+                sealed: list[Record] = []
+                for seq, new in enumerate(records, start=expected_seq + 1):
+                    sealed.append(seal(stream, seq, new, prev_hash))
+                    prev_hash = sealed[-1].hash
+                if sealed:
+                    conn.execute(insert(_TABLE), [_row(record) for record in sealed])
+            # Leaving the block committed; with synchronous=FULL the records are on disk now.
+            return sealed
+        except IntegrityError as error:
+            # Another writer took one of our seqs between our check and our insert (PostgreSQL, READ COMMITTED): it
+            # has committed by now, so the stream has moved. If it has not, some other constraint refused the batch.
+            actual = self.last_seq(stream)
+            if actual != expected_seq:
+                raise ConcurrentAppend(stream, expected_seq, actual) from None
+            raise self._failure(error) from None
+        except SQLAlchemyError as error:
+            raise self._failure(error) from None
+
+    def read(self, stream: str, after: int = 0) -> Iterator[Record]:
+        self._check_open()  # now, not at the first next()
+        return self._pages(stream, after)
+
+    def last_seq(self, stream: str) -> int:
+        self._check_open()
+        try:
+            with self._engine.connect() as conn:
+                return _head(conn, stream)[0]
+        except SQLAlchemyError as error:
+            raise self._failure(error) from None
+
+    def streams(self) -> list[str]:
+        self._check_open()
+        try:
+            with self._engine.connect() as conn:
+                names = conn.execute(select(_C.stream).distinct()).scalars().all()
+        except SQLAlchemyError as error:
+            raise self._failure(error) from None
+        return sorted(names)  # Python's order, not the database collation's
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._engine.dispose()
+
+    def __enter__(self) -> SqlEventStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _pages(self, stream: str, after: int) -> Iterator[Record]:
+        # Keyset paging on the primary key: each page is one short query, consistent because the log only grows.
+        query = select(*_COLUMNS).where(_C.stream == stream).order_by(_C.seq).limit(READ_PAGE)
+        while True:
+            self._check_open()
+            try:
+                with self._engine.connect() as conn:
+                    rows = conn.execute(query.where(_C.seq > after)).all()
+            except SQLAlchemyError as error:
+                raise self._failure(error) from None
+            for row in rows:
+                try:
+                    record = _record(row)
+                except (ValueError, TypeError) as error:  # a row edited behind our back: data not JSON, at not a time
+                    raise self._failure(f"seq {row[1]} of stream {stream!r} is unreadable: {error}") from None
+                yield record
+            if len(rows) < READ_PAGE:
+                return
+            after = rows[-1][1]
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"event store {self._name} is closed")
+
+    def _failure(self, error: BaseException | str) -> StoreError:
+        return StoreError(f"event store {self._name}: {error if isinstance(error, str) else _one_line(error)}")
+
+
+def _open_engine(url: URL) -> Engine:
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    database = url.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url)
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Take BEGIN away from the sqlite3 module (its legacy mode begins lazily, at the first write) so that
+    # _sqlite_begin decides how each transaction starts.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        mode = cursor.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() not in {"wal", "memory"}:  # WAL is impossible on some file systems: say so
+            raise StoreError(f"SQLite refused write-ahead logging (journal_mode is {mode})")
+        cursor.execute("PRAGMA synchronous = FULL")  # fsync the WAL at every commit: a returned append is durable
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    # Writers take the write lock up front so that they queue; readers stay deferred and never block anyone in WAL.
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_WRITE) else "BEGIN")
+
+
+def _head(conn: Connection, stream: str) -> tuple[int, str]:
+    """The stream's last (seq, hash), or (0, GENESIS_HASH) if it is empty."""
+    query = select(_C.seq, _C.hash).where(_C.stream == stream).order_by(_C.seq.desc()).limit(1)
+    row = conn.execute(query).first()
+    return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
+
+
+def _row(record: Record) -> dict[str, Any]:
+    return {
+        "stream": record.stream,
+        "seq": record.seq,
+        "at": format_at(record.at),
+        "actor": record.actor,
+        "kind": record.kind,
+        "data": canonical_json(record.data),
+        "raw": record.raw,
+        "prev_hash": record.prev_hash,
+        "hash": record.hash,
+    }
+
+
+_decode = json.JSONDecoder().decode  # one decoder for every row, as chain.py does for encoding
+
+
+def _record(row: Any) -> Record:
+    stream, seq, at, actor, kind, data, raw, prev_hash, digest = row
+    return Record(stream, seq, datetime.fromisoformat(at), actor, kind, _decode(data), raw, prev_hash, digest)
+
+
+def _one_line(error: BaseException) -> str:
+    """The driver's own message (e.g. 'database disk image is malformed'), without SQLAlchemy's SQL and links."""
+    if isinstance(error, StoreError):
+        return str(error)
+    cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
+    if isinstance(cause, StoreError):
+        return str(cause)
+    text = str(cause).strip().splitlines()
+    return f"{type(cause).__name__}: {text[0]}" if text else type(cause).__name__

@@ -1,0 +1,86 @@
+"""The table service: the only writer of a table's log.
+
+A command is decided against the current state; the events that follow are appended to the log (durable, hash-chained)
+before the state moves on and before anything is published. A refused command raises and changes nothing. On start
+the state is rebuilt by replaying the log, so a table interrupted by a crash resumes exactly where it was.
+
+While the table is suspended nothing is published: records logged meanwhile are published, in order, once the pit
+boss has resolved the error.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from studio import commands as c
+from studio.events import Event, decode, encode
+from studio.ports import Clock, EventStore, NewRecord, Publisher, Record
+from studio.procedure import TableState, decide, evolve
+from studio.procedure_config import ProcedureConfig
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """An event as the table decided it, and the record that holds it in the log."""
+
+    event: Event
+    record: Record
+
+
+class TableService:
+    def __init__(
+        self,
+        table_id: str,
+        store: EventStore,
+        clock: Clock,
+        config: ProcedureConfig | None = None,
+        publisher: Publisher | None = None,
+    ) -> None:
+        self.table_id = table_id
+        self._store = store
+        self._clock = clock
+        self._publisher = publisher
+        self._lock = threading.Lock()
+        state = TableState(table_id, config or ProcedureConfig())
+        seq = 0
+        for record in store.read(table_id):
+            state = evolve(state, decode(record.kind, record.data, record.raw))
+            seq = record.seq
+        self._state = state
+        self._seq = seq
+        # What was logged before this start counts as published: subscribers resume from the log itself.
+        self._published = seq
+
+    @property
+    def state(self) -> TableState:
+        return self._state
+
+    @property
+    def seq(self) -> int:
+        """The seq of the last record logged for this table."""
+        return self._seq
+
+    def handle(self, command: c.Command) -> list[Logged]:
+        """Apply one command; return what it logged (nothing if the command had no effect)."""
+        with self._lock:
+            now = self._clock.now()
+            events = decide(self._state, command, now)
+            if not events:
+                return []
+            new = [NewRecord(now, command.actor, *encode(event)) for event in events]
+            records = self._store.append(self.table_id, new, self._seq)
+            state = self._state
+            for event in events:
+                state = evolve(state, event)
+            self._state, self._seq = state, records[-1].seq
+            self._publish_if_open()
+            return [Logged(event, record) for event, record in zip(events, records, strict=True)]
+
+    def _publish_if_open(self) -> None:
+        if self._publisher is None or self._state.suspended or self._published == self._seq:
+            return
+        pending: Sequence[Record] = list(self._store.read(self.table_id, after=self._published))
+        self._publisher.publish(pending)
+        self._published = self._seq
