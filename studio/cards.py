@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from studio.errors import InvalidCardCode, InvalidShoe
 
@@ -82,14 +82,13 @@ _SUIT_BY_TEXT = {suit.code: suit for suit in Suit} | {
 class Card:
     rank: Rank
     suit: Suit
+    # Derived once at creation: the rules read them for every card of every deal.
+    code: str = field(init=False, repr=False, compare=False)
+    points: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def code(self) -> str:
-        return self.rank.code + self.suit.code
-
-    @property
-    def points(self) -> int:
-        return self.rank.points
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", self.rank.code + self.suit.code)
+        object.__setattr__(self, "points", self.rank.points)
 
     def __str__(self) -> str:
         return self.code
@@ -103,6 +102,9 @@ class Card:
 def _parse(text: str) -> Card:
     if not isinstance(text, str):
         raise InvalidCardCode(repr(text), "a card code is text such as QH, 10S or AD")
+    card = _BY_CODE.get(text)  # canonical codes, as the log stores them, need no cleaning
+    if card is not None:
+        return card
     cleaned = text.strip().upper()
     if len(cleaned) < 2:
         raise InvalidCardCode(text, "a card code is a rank (A 2-10 J Q K, or T) followed by a suit (S H D C)")
@@ -118,6 +120,7 @@ def _parse(text: str) -> Card:
 
 _CARDS = {(rank, suit): Card(rank, suit) for suit in Suit for rank in Rank}
 ALL_CARDS: tuple[Card, ...] = tuple(_CARDS.values())
+_BY_CODE = {card.code: card for card in ALL_CARDS}
 """The 52 cards of one deck, suit by suit, ace to king."""
 
 CARDS_PER_DECK = 52

@@ -199,8 +199,8 @@ def _field_codec(annotation: Any) -> tuple[Callable[[Any], Any], Callable[[Any],
     if annotation == tuple[Card, ...]:
         return (lambda cs: [c.code for c in cs]), (lambda vs: tuple(Card.parse(v) for v in vs))
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        enum_type = annotation
-        return (lambda e: e.value), enum_type
+        by_value = {member.value: member for member in annotation}
+        return (lambda e: e.value), by_value.__getitem__
     if annotation is datetime:
         return (lambda d: d.isoformat()), datetime.fromisoformat
     return (lambda v: v), (lambda v: v)
@@ -210,6 +210,9 @@ _CODECS: dict[type[Event], list[tuple[str, Callable[[Any], Any], Callable[[Any],
 for _cls in EVENT_TYPES.values():
     _hints = typing.get_type_hints(_cls)
     _CODECS[_cls] = [(f.name, *_field_codec(_hints[f.name])) for f in fields(_cls)]
+
+
+_CARRIES_RAW = frozenset(cls for cls, codecs in _CODECS.items() if any(name == "raw" for name, _, _ in codecs))
 
 
 def encode(event: Event) -> tuple[str, dict[str, Any], str | None]:
@@ -224,8 +227,8 @@ def decode(kind: str, data: Mapping[str, Any], raw: str | None = None) -> Event:
     if cls is None:
         raise EventDecodeError(f"unknown event kind {kind!r}")
     try:
-        values = {name: dec(data[name]) for name, _, dec in _CODECS[cls] if name != "raw" and name in data}
-        if any(f.name == "raw" for f in fields(cls)):
+        values = {name: dec(data[name]) for name, _, dec in _CODECS[cls] if name in data}
+        if cls in _CARRIES_RAW:
             values["raw"] = raw
         return cls(**values)
     except (TypeError, ValueError, KeyError, StudioError) as error:

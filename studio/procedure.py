@@ -146,10 +146,10 @@ def _place_cut_card(state: TableState, command: c.Command, now: datetime) -> lis
         raise _refuse(
             state, command, f"the cut card must leave {first_usable} to {size} cards in front, not {position}"
         )
-    return [
-        e.CutCardPlaced(state.shoe, position),
-        e.BurnRequired("shuffle", state.config.burn_after_shuffle),
-    ]
+    burn: list[e.Event] = [e.BurnRequired("shuffle", state.config.burn_after_shuffle)]
+    if state.config.burn_after_shuffle == 0:
+        burn.append(e.BurnCompleted("shuffle"))  # nothing to burn: ready at once
+    return [e.CutCardPlaced(state.shoe, position), *burn]
 
 
 def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason, str] | None:
@@ -214,13 +214,21 @@ def _complete_if_dealt(state: TableState, current: Round) -> list[e.Event]:
         banker_pair=result.banker_pair,
         last_hand=last_hand,
     )
-    return [completed, _shoe_ended(state, rounds=1, dealt=len(current.dealt))] if last_hand else [completed]
+    if not last_hand:
+        return [completed]
+    assert state.round is not None
+    just_dealt = tuple(card for _, card in current.dealt[len(state.round.dealt) :])  # not yet counted in `state`
+    return [completed, _shoe_ended(state, rounds=1, dealt=just_dealt)]
 
 
-def _shoe_ended(state: TableState, rounds: int = 0, voids: int = 0, dealt: int = 0) -> e.ShoeEnded:
+def _shoe_ended(state: TableState, rounds: int = 0, voids: int = 0, dealt: tuple[Card, ...] = ()) -> e.ShoeEnded:
+    """The shoe's summary; `dealt` are cards dealt by the events that end it, which `state` has not counted yet."""
     counts = state.counts
-    cards = counts.dealt + dealt + counts.burned + counts.set_aside
-    over = [f"{card.code} × {n}" for card, n in zip(ALL_CARDS, state.seen, strict=True) if n > state.config.decks]
+    seen = state.seen
+    for card in dealt:
+        seen = _count(seen, card, 1)
+    cards = counts.dealt + len(dealt) + counts.burned + counts.set_aside
+    over = [f"{card.code} × {n}" for card, n in zip(ALL_CARDS, seen, strict=True) if n > state.config.decks]
     problems = []
     if over:
         problems.append("more copies than the shoe holds: " + ", ".join(over))
@@ -232,7 +240,7 @@ def _shoe_ended(state: TableState, rounds: int = 0, voids: int = 0, dealt: int =
         rounds=counts.rounds + rounds,
         voids=counts.voids + voids,
         corrections=counts.corrections,
-        cards_dealt=counts.dealt + dealt,
+        cards_dealt=counts.dealt + len(dealt),
         cards_burned=counts.burned,
         cards_set_aside=counts.set_aside,
         composition_ok=not problems,
@@ -315,7 +323,7 @@ def _check_pit_boss(state: TableState, command: c.Command) -> None:
     role, _, name = command.actor.partition(":")
     if role != "pit_boss":
         raise _refuse(state, command, f"only a pit boss may decide, not {command.actor}")
-    if state.dealer is not None and name == state.dealer.partition(":")[2]:
+    if state.dealer is not None and name == state.dealer.rpartition(":")[2]:
         raise _refuse(state, command, "the dealer on duty cannot resolve an error at their own table")
 
 
@@ -331,6 +339,8 @@ def _correct_card(state: TableState, command: c.Command, now: datetime) -> list[
             raise _refuse(state, command, "no card read is waiting: the suspension was not caused by a read")
         if suspension.resume not in (Phase.DEALING, Phase.BURNING):
             raise _refuse(state, command, f"the read came in phase {suspension.resume.value}, where no card is due")
+        if suspension.resume is Phase.DEALING and state.round is not None and state.round.next_side is None:
+            raise _refuse(state, command, "the deal is complete: the read has no place in it")
         original = suspension.corrected or suspension.read.card
         return [e.CardCorrected(round_number, 0, original, command.card, command.reason, command.actor)]
     if state.round is None or not 1 <= command.position <= len(state.round.dealt):
@@ -340,10 +350,15 @@ def _correct_card(state: TableState, command: c.Command, now: datetime) -> list[
     dealt = list(state.round.dealt)
     dealt[command.position - 1] = (side, command.card)
     try:
-        next_recipient([card for s, card in dealt if s is Side.PLAYER], [card for s, card in dealt if s is Side.BANKER])
+        nxt = next_recipient([card for s, card in dealt if s is Side.PLAYER],
+                             [card for s, card in dealt if s is Side.BANKER])  # fmt: skip
     except InvalidDeal as error:
         raise _refuse(state, command, f"with {command.card.code} the cards already dealt break the rules ({error}); "
                                       "void the round instead") from None  # fmt: skip
+    if nxt is None and (suspension.resume is not Phase.DEALING or suspension.corrected is not None):
+        waiting = "a burn is under way" if suspension.resume is not Phase.DEALING else "the corrected read waits"
+        raise _refuse(state, command, f"with {command.card.code} the deal would be complete while {waiting}; "
+                                      "continue first or void the round")  # fmt: skip
     return [e.CardCorrected(round_number, command.position, original_card, command.card, command.reason,
                             command.actor)]  # fmt: skip
 
@@ -437,7 +452,7 @@ def _read_taken(state: TableState, card: Card, source: str, device_seq: int | No
     """A card left the shoe and was accepted: count it, remember the device's sequence number, apply `changes`."""
     last_seq = state.last_device_seq
     if device_seq is not None:
-        last_seq = tuple({**dict(last_seq), source: device_seq}.items())
+        last_seq = (*(pair for pair in last_seq if pair[0] != source), (source, device_seq))
     return state._replace(
         cards_drawn=state.cards_drawn + 1, seen=_count(state.seen, card, 1), last_device_seq=last_seq, **changes
     )
@@ -517,6 +532,9 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             return state._replace(phase=suspension.resume, suspension=None)
         case e.RoundVoided():
             counts = state.counts._replace(voids=state.counts.voids + 1)
+            if state.burn is not None:  # voided during its error burn: finish that burn, then READY
+                burn = state.burn._replace(then=Phase.READY)
+                return state._replace(phase=Phase.BURNING, burn=burn, round=None, counts=counts, suspension=None)
             return state._replace(phase=Phase.READY, round=None, counts=counts, suspension=None)
         case e.BurnRequired():
             return _start_burn(state, event)

@@ -41,7 +41,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 def _resolve(name_or_path: str | Path, folder: Path) -> Path:
     path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
+    if path.suffix == ".toml" or len(path.parts) > 1:  # a file; a bare name is looked up in the config folder
         return path
     return folder / f"{name_or_path}.toml"
 

@@ -47,8 +47,10 @@ class Settlement:
 
 def expand_shortcut(bet_id: str, shortcut: str, stake: int) -> list[Bet]:
     """A "2 Way" or "3 Way" chip: the same stake on each bet it covers, ids suffixed with the bet type."""
+    # "2 Way", "two-way", "2way" and "two_way" all name the same shortcut.
+    key = "".join(ch for ch in shortcut.strip().lower() if ch.isalnum()).replace("2", "two").replace("3", "three")
     try:
-        covered = SHORTCUTS[shortcut.strip().lower().replace(" ", "_").replace("2", "two").replace("3", "three")]
+        covered = SHORTCUTS[key.replace("way", "_way")]
     except KeyError:
         raise BetRejected(shortcut, stake, f"unknown shortcut (expected one of: {', '.join(SHORTCUTS)})") from None
     return [Bet(f"{bet_id}:{bet.value}", bet, stake) for bet in covered]
@@ -58,13 +60,15 @@ def settle(
     bets: Iterable[Bet], outcome: Outcome | DealFacts | Void, pay_table: PayTable, limits: TableLimits | None = None
 ) -> list[Settlement]:
     """Settle every bet against a finished deal (or refund it if the round was voided), in the order given."""
+    bets = list(bets)
+    for bet in bets:
+        if isinstance(bet.stake, bool) or not isinstance(bet.stake, int) or bet.stake <= 0:
+            raise BetRejected(bet.bet_type.value, bet.stake, "a stake is a positive whole number of minor units")
     if isinstance(outcome, Void):
         return [Settlement(bet, Verdict.REFUND, bet.stake) for bet in bets]
     facts = DealFacts.of(outcome) if isinstance(outcome, Outcome) else outcome
     settled = []
     for bet in bets:
-        if isinstance(bet.stake, bool) or not isinstance(bet.stake, int) or bet.stake <= 0:
-            raise BetRejected(bet.bet_type.value, bet.stake, "a stake is a positive whole number of minor units")
         resolution = pay_table.resolve(bet.bet_type, facts)
         if resolution.verdict is Verdict.LOSE:
             settled.append(Settlement(bet, Verdict.LOSE, 0))

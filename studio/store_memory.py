@@ -50,7 +50,8 @@ class MemoryEventStore:
                 prev_hash = sealed.hash
             if batch:
                 self._streams.setdefault(stream, log).extend(batch)
-        return [stored.copy() for stored in batch]
+        # The sealed records' data are fresh dicts decoded by `seal`, shared with nobody: hand them over as they are.
+        return [stored.record for stored in batch]
 
     def read(self, stream: str, after: int = 0) -> Iterator[Record]:
         with self._lock:

@@ -14,7 +14,7 @@ from studio.chain import canonical_json
 from studio.errors import StudioError
 from studio.log_views import CSV_COLUMNS, as_row, describe, round_records, shoe_records
 from studio.ports import Record
-from studio.store_sql import SqlEventStore
+from studio.store_sql import SqlEventStore, sqlite_url
 
 EXIT_TAMPERED = 3
 
@@ -51,12 +51,9 @@ def register(commands: Any) -> None:
 
 
 def _open(db: str) -> SqlEventStore:
-    if "://" not in db:
-        path = Path(db)
-        if not path.is_file():
-            raise StudioError(f"{db}: no such database file")
-        db = f"sqlite:///{path}"
-    return SqlEventStore(db)
+    if "://" not in db and not Path(db).is_file():
+        raise StudioError(f"{db}: no such database file")
+    return SqlEventStore(sqlite_url(db))
 
 
 def run_verify(args: argparse.Namespace) -> int:

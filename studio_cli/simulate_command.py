@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from studio.cards import parse_cards
 from studio.clock import SystemClock
 from studio.errors import InvalidShoe
+from studio.ports import EventStore
 from studio.procedure_config import ProcedureConfig
-from studio.simulation import seeded_shoe, simulation
+from studio.simulation import ShoeSimulation, seeded_shoe, simulation
 from studio.store_memory import MemoryEventStore
+from studio.store_sql import SqlEventStore, sqlite_url
 
 HELP = "deal whole shoes through the procedure engine, from a shoe file or seeded shuffles"
 EPILOG = """\
@@ -37,6 +40,12 @@ def register(commands: Any) -> None:
     parser.add_argument("--decks", type=int, default=8, help="decks per seeded shoe (default: 8)")
     parser.add_argument("--shoes", type=int, default=1, help="how many seeded shoes to deal (default: 1)")
     parser.add_argument("--table", default="SIM", help="table ID used in game numbers (default: SIM)")
+    parser.add_argument(
+        "--start", type=_utc_time, metavar="TIME", help="UTC start time, e.g. 2026-11-29T15:54:32Z (default: now)"
+    )
+    parser.add_argument(
+        "--log", metavar="DB", help="log every event durably to this SQLite file (default: in memory, discarded)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     parser.set_defaults(run=run)
 
@@ -47,8 +56,29 @@ def run(args: argparse.Namespace) -> int:
     if args.shoes < 1:
         raise InvalidShoe(f"--shoes must be at least 1, not {args.shoes}")
     config = ProcedureConfig(decks=args.decks)
-    start = SystemClock().now().replace(microsecond=0)
-    sim = simulation(MemoryEventStore(), start, config, args.table)
+    start = args.start or SystemClock().now().replace(microsecond=0)
+    store: EventStore = MemoryEventStore() if args.log is None else SqlEventStore(sqlite_url(args.log))
+    last_seq = store.last_seq(args.table)
+    for last in store.read(args.table, after=last_seq - 1):
+        start = max(start, last.at)  # simulated time runs on from an earlier run logged in the same file
+    try:
+        _deal(args, simulation(store, start, config, args.table))
+    finally:
+        store.close()
+    return 0
+
+
+def _utc_time(text: str) -> datetime:
+    try:
+        at = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO-8601 time such as 2026-11-29T15:54:32Z") from None
+    if at.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no time zone; add Z for UTC")
+    return at.astimezone(UTC)
+
+
+def _deal(args: argparse.Namespace, sim: ShoeSimulation) -> None:
     if args.shoe is not None:
         try:
             cards = parse_cards(args.shoe.read_text(encoding="utf-8"))
@@ -61,7 +91,6 @@ def run(args: argparse.Namespace) -> int:
     for cards in shoes:
         for line in sim.deal_shoe(cards, args.cut_card):
             print(json.dumps(line) if args.json else readable(line), flush=True)
-    return 0
 
 
 def readable(line: dict[str, Any]) -> str:

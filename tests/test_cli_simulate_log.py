@@ -66,10 +66,11 @@ def test_cut_card_option_and_seeded_shoes(tmp_path: Path, capsys: pytest.Capture
     short = lines(capsys, "--shoe", str(path), "--cut-card", "30")
     drawn = 6 + sum(len(r["player"]) + len(r["banker"]) for r in short[1:])  # type: ignore[arg-type]
     assert short[-1]["last_hand"] is True and drawn > 30 and drawn - 6 <= 30
-    seeded = lines(capsys, "--decks", "8", "--seed", "9", "--shoes", "2")
+    seeded = lines(capsys, "--decks", "8", "--seed", "9", "--shoes", "2", "--start", "2026-11-29T15:54:32Z")
     assert [line["reason"] for line in seeded if "burn" in line] == ["shuffle", "shuffle"]
     assert sum(1 for line in seeded if line.get("last_hand")) == 2
-    assert seeded == lines(capsys, "--decks", "8", "--seed", "9", "--shoes", "2")
+    assert seeded == lines(capsys, "--decks", "8", "--seed", "9", "--shoes", "2", "--start", "2026-11-29T15:54:32Z")
+    assert seeded[1]["game_id"] == "SIM-20261129-155444-0001"  # 6 burns of 2 s each after the start
 
 
 def test_simulate_refuses_a_shoe_the_table_would_stop_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -401,3 +401,13 @@ def test_void_refunds_exactly_the_stakes(bets: list[Bet], table: PayTable) -> No
         (Verdict.REFUND, b.stake, 0, 0) for b in bets
     ]
     assert all(type(s.returned) is int for s in settled)
+
+
+@pytest.mark.parametrize("spelling", ["two_way", "2 Way", "Two-Way", "2way", "TWO WAY"])
+def test_every_spelling_of_two_way_covers_both_pairs(spelling: str) -> None:
+    assert [bet.bet_type for bet in expand_shortcut("b1", spelling, 500)] == [BetType.PLAYER_PAIR, BetType.BANKER_PAIR]
+
+
+def test_a_void_refuses_an_invalid_stake_too() -> None:
+    with pytest.raises(BetRejected):
+        settle([Bet("b1", BetType.PLAYER, True)], Void("misdeal"), load_pay_table("standard"))  # type: ignore[arg-type]

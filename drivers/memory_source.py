@@ -1,0 +1,51 @@
+"""The in-memory twin of a card source: reports pushed by a test or a demo, and a disconnect on demand."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from studio.sources import DeviceReport, SourceDisconnected, SourceHealth, SourceState, SourceUnavailable
+
+_DISCONNECT = object()
+
+
+class MemorySource:
+    def __init__(self, source_id: str, failing_opens: int = 0) -> None:
+        self._id = source_id
+        self._queue: asyncio.Queue[object] = asyncio.Queue()
+        self._open = False
+        self.failing_opens = failing_opens  # how many of the next opens fail, as an unplugged device would
+        self.opens = 0
+
+    @property
+    def source_id(self) -> str:
+        return self._id
+
+    async def open(self) -> None:
+        self.opens += 1
+        if self.failing_opens > 0:
+            self.failing_opens -= 1
+            raise SourceUnavailable(f"{self._id}: device not present")
+        self._open = True
+
+    async def close(self) -> None:
+        self._open = False
+
+    def health(self) -> SourceHealth:
+        return SourceHealth(SourceState.CONNECTED if self._open else SourceState.DISCONNECTED)
+
+    def push(self, report: DeviceReport) -> None:
+        self._queue.put_nowait(report)
+
+    def disconnect(self) -> None:
+        self._queue.put_nowait(_DISCONNECT)
+
+    async def reports(self) -> AsyncIterator[DeviceReport]:
+        while self._open:
+            item = await self._queue.get()
+            if item is _DISCONNECT:
+                self._open = False
+                raise SourceDisconnected(f"{self._id}: unplugged")
+            assert isinstance(item, DeviceReport)
+            yield item
