@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
+from studio.errors import ConfigError
 from studio.sources import DeviceReport, SourceDisconnected, SourceHealth, SourceState, SourceUnavailable
 
 _DISCONNECT = object()
@@ -17,6 +19,13 @@ class MemorySource:
         self._open = False
         self.failing_opens = failing_opens  # how many of the next opens fail, as an unplugged device would
         self.opens = 0
+
+    @classmethod
+    def from_options(cls, source_id: str, options: Mapping[str, Any], clock: object) -> MemorySource:
+        unknown = sorted(set(options) - {"failing_opens"})
+        if unknown:
+            raise ConfigError(f"source {source_id!r}: unknown setting {', '.join(unknown)}")
+        return cls(source_id, int(options.get("failing_opens", 0)))
 
     @property
     def source_id(self) -> str:

@@ -158,10 +158,9 @@ def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason
         return SuspensionReason.UNREADABLE_CARD, f"{read.source} could not read the card"
     if read.device_seq is not None:
         last = dict(state.last_device_seq).get(read.source)
-        if last is not None and read.device_seq <= last:
-            return SuspensionReason.DUPLICATE_READ, (
-                f"{read.source} reported sequence {read.device_seq} again (last accepted {last})"
-            )
+        # The same read reported again. Only equality counts: device counters wrap round and restart from zero.
+        if last is not None and read.device_seq == last:
+            return SuspensionReason.DUPLICATE_READ, f"{read.source} reported sequence {read.device_seq} again"
     if state.copies_seen(read.card) >= state.config.decks:
         return SuspensionReason.TOO_MANY_COPIES, (
             f"{read.card.code} seen {state.copies_seen(read.card) + 1} times; the shoe holds {state.config.decks}"

@@ -67,11 +67,45 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
 
 
 @dataclass(frozen=True, slots=True)
+class SourceSpec:
+    """One `[[sources]]` entry: a card source by driver name, with the driver's own options (checked by the driver)."""
+
+    source_id: str
+    driver: str
+    options: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class TableConfig:
     table_id: str
     pay_table: PayTable
     limits: TableLimits
     procedure: ProcedureConfig = field(default_factory=ProcedureConfig)
+    sources: tuple[SourceSpec, ...] = ()
+    reconcile_window: float = 2.0  # with two sources: how long a card may wait for the other source's read
+    path: Path | None = None  # the file the table was read from, for error messages
+
+
+def sources_from_list(data: Any) -> tuple[SourceSpec, ...]:
+    """The `[[sources]]` array: each entry needs an `id` and a `driver`; at most two sources (one truth from two)."""
+    if not isinstance(data, list):
+        raise ConfigError("sources: expected [[sources]] entries")
+    specs = []
+    for index, entry in enumerate(data):
+        where = f"sources[{index}]"
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{where}: expected a table with id and driver")
+        for key in ("id", "driver"):
+            if not isinstance(entry.get(key), str) or not entry[key].strip():
+                raise ConfigError(f"{where}.{key}: required, a non-empty string")
+        options = {key: value for key, value in entry.items() if key not in ("id", "driver")}
+        specs.append(SourceSpec(entry["id"], entry["driver"], options))
+    ids = [spec.source_id for spec in specs]
+    if len(set(ids)) != len(ids):
+        raise ConfigError(f"sources: ids must differ, got {', '.join(ids)}")
+    if len(specs) > 2:
+        raise ConfigError(f"sources: a table takes one or two card sources, not {len(specs)}")
+    return tuple(specs)
 
 
 def procedure_from_mapping(data: Mapping[str, Any]) -> ProcedureConfig:
@@ -120,7 +154,13 @@ def load_table_config(table_file: Path | None = None, base: Path | None = None) 
         pay_table = load_pay_table(str(table.get("pay_table", "standard")), folder)
         table_id = str(table.get("id", path.stem if table_file is not None else "T1"))
         procedure = procedure_from_mapping(data.get("procedure", {}))
+        sources = sources_from_list(data.get("sources", []))
+        window = (
+            data.get("reconcile", {}).get("window_seconds", 2.0) if isinstance(data.get("reconcile"), Mapping) else 2.0
+        )
+        if isinstance(window, bool) or not isinstance(window, (int, float)) or window <= 0:
+            raise ConfigError(f"reconcile.window_seconds: expected a positive number of seconds, got {window!r}")
     except ConfigError as error:
         message = str(error)
         raise ConfigError(message if message.startswith(str(folder)) else f"{path}: {message}") from None
-    return TableConfig(table_id, pay_table, limits, procedure)
+    return TableConfig(table_id, pay_table, limits, procedure, sources, float(window), path)

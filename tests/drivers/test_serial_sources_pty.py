@@ -1,0 +1,181 @@
+"""The serial card sources read the device simulator through a real kernel pseudo-terminal and pyserial."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from pathlib import Path
+
+import pytest
+
+from drivers.line_scanner.source import LineScannerSource
+from drivers.simulator.pty_device import PtyDevice
+from drivers.simulator.shoe_sim import Faults, ShoeSimulator
+from drivers.smart_shoe.source import SmartShoeSource
+from studio import commands as c
+from studio.errors import ConfigError
+from studio.simulation import seeded_shoe
+from studio.sources import DeviceReport, ReportKind, SourceDisconnected, SourceState, SourceUnavailable
+from studio.supervisor import Supervisor
+
+CARDS = seeded_shoe(1, random.Random(4))
+
+
+async def collect(source: SmartShoeSource | LineScannerSource, sim: ShoeSimulator, draws: int,
+                  want: int, timeout: float = 10.0) -> list[DeviceReport]:  # fmt: skip
+    """Draw `draws` cards and gather reports until `want` of them came (or the timeout)."""
+    reports: list[DeviceReport] = []
+
+    async def read() -> None:
+        async for report in source.reports():
+            reports.append(report)
+            if len(reports) >= want:
+                return
+
+    reader = asyncio.create_task(read())
+    for _ in range(draws):
+        sim.draw()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(reader, timeout)
+    return reports
+
+
+def run_with_sim(sim: ShoeSimulator, body: object) -> None:
+    sim.start()
+    try:
+        asyncio.run(body)  # type: ignore[arg-type]
+    finally:
+        sim.stop()
+
+
+@pytest.mark.parametrize("baud", [9600, 115200])
+def test_smart_shoe_cards_arrive_in_order_through_the_pty(baud: int) -> None:
+    sim = ShoeSimulator(CARDS, "smart-shoe", device=PtyDevice(baud=baud), cut_card_at=5)
+
+    async def body() -> None:
+        source = SmartShoeSource("shoe-1", sim.device.path, baudrate=baud)
+        await source.open()
+        assert source.health().state is SourceState.CONNECTED
+        reports = await collect(source, sim, draws=8, want=9)
+        await source.close()
+        await source.close()  # safe twice
+        kinds = [r.kind for r in reports]
+        assert kinds.count(ReportKind.CUT_CARD) == 1 and kinds.index(ReportKind.CUT_CARD) == 5
+        cards = [r.card for r in reports if r.kind is ReportKind.CARD]
+        assert cards == CARDS[:8]
+        first = next(r for r in reports if r.kind is ReportKind.CARD)
+        assert first.raw is not None and first.raw.startswith("02") and first.raw.endswith("03")
+        assert first.at.tzinfo is not None
+
+    run_with_sim(sim, body())
+
+
+def test_smart_shoe_recovers_every_card_through_faults() -> None:
+    faults = Faults(garbage=0.3, drop=0.2, duplicate=0.3, corrupt=0.2)
+    sim = ShoeSimulator(CARDS, "smart-shoe", faults=faults, seed=3)
+
+    async def body() -> None:
+        source = SmartShoeSource("shoe-1", sim.device.path)
+        await source.open()
+        reports: list[DeviceReport] = []
+        for _ in range(30):  # one at a time, as a dealer draws: stop-and-wait keeps them in order
+            reports += await collect(source, sim, draws=1, want=1, timeout=5)
+        await source.close()
+        assert [r.card for r in reports] == CARDS[:30]  # none lost, none doubled, none garbled
+        assert len(source.link_errors) > 0  # the damage was seen and kept as evidence
+
+    run_with_sim(sim, body())
+
+
+def test_line_scanner_reads_cards_and_reports_a_garbled_line_as_a_misread() -> None:
+    sim = ShoeSimulator(CARDS, "line", device=PtyDevice(baud=9600), faults=Faults(corrupt=0.5), seed=1)
+
+    async def body() -> None:
+        source = LineScannerSource("scanner-1", sim.device.path)
+        await source.open()
+        reports = await collect(source, sim, draws=12, want=12)
+        await source.close()
+        assert len(reports) == 12
+        misreads = [r for r in reports if r.kind is ReportKind.MISREAD]
+        assert misreads and all(r.raw and r.card is None for r in misreads)
+        # A flipped bit may still spell another valid card (a line has no checksum): a second source is the remedy.
+        clean = [r for r in reports if r.kind is ReportKind.CARD]
+        assert sum(r.card == card for r, card in zip(reports, CARDS, strict=False)) >= len(clean) - 2
+
+    run_with_sim(sim, body())
+
+
+def test_a_missing_device_and_a_bad_config_fail_clearly(tmp_path: Path) -> None:
+    async def body() -> None:
+        with pytest.raises(SourceUnavailable, match="cannot open"):
+            await SmartShoeSource("shoe-1", str(tmp_path / "ttyUSB9")).open()
+
+    asyncio.run(body())
+    with pytest.raises(ConfigError, match="url is required"):
+        SmartShoeSource.from_options("shoe-1", {}, clock=None)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="baudrate must be a positive"):
+        LineScannerSource.from_options("s", {"url": "loop://", "baudrate": "fast"}, clock=None)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="unknown setting parity"):
+        LineScannerSource.from_options("s", {"url": "loop://", "parity": "E"}, clock=None)  # type: ignore[arg-type]
+
+
+def test_missing_heartbeats_degrade_the_shoe() -> None:
+    sim = ShoeSimulator(CARDS, "smart-shoe", heartbeat_seconds=0.05)
+
+    async def body() -> None:
+        source = SmartShoeSource("shoe-1", sim.device.path, heartbeat_seconds=0.05)
+        await source.open()
+        reader = asyncio.create_task(collect(source, sim, draws=0, want=1, timeout=0.5))
+        await asyncio.sleep(0.3)
+        assert source.health().state is SourceState.CONNECTED  # heartbeats keep it healthy
+        sim.heartbeat_seconds = 60  # the shoe falls silent
+        await asyncio.sleep(0.4)
+        assert source.health().state is SourceState.DEGRADED
+        assert "no frame from the shoe" in source.health().detail
+        await reader
+        await source.close()
+
+    run_with_sim(sim, body())
+
+
+def test_unplugged_device_disconnects_and_the_supervisor_reconnects(tmp_path: Path) -> None:
+    link = tmp_path / "shoe0"
+    sim = ShoeSimulator(CARDS, "smart-shoe", device=PtyDevice(link=link))
+
+    async def body() -> None:
+        commands: list[c.Command] = []
+        source = SmartShoeSource("shoe-1", str(link))
+        supervisor = Supervisor(commands.append, [source], backoff_initial=0.05, backoff_cap=0.2)
+        task = asyncio.create_task(supervisor.run())
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if supervisor.states.get("shoe-1") and supervisor.states["shoe-1"].state is SourceState.CONNECTED:
+                break
+        sim.draw()
+        await asyncio.sleep(0.3)
+        sim.unplug(0.5)
+        await asyncio.sleep(0.3)
+        assert supervisor.states["shoe-1"].state is SourceState.DISCONNECTED
+        assert any(isinstance(cmd, c.ReportSourceFailure) for cmd in commands)
+        await asyncio.sleep(1.0)  # plugged back in; the backoff retries find it
+        assert supervisor.states["shoe-1"].state is SourceState.CONNECTED
+        sim.draw()
+        await asyncio.sleep(0.5)
+        drawn = [cmd.read.card for cmd in commands if isinstance(cmd, c.DrawCard)]
+        assert drawn == CARDS[:2]
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run_with_sim(sim, body())
+
+
+def test_reading_a_closed_source_raises_disconnected() -> None:
+    async def body() -> None:
+        source = SmartShoeSource("shoe-1", "loop://")
+        with pytest.raises(SourceDisconnected):
+            async for _ in source.reports():
+                pass
+
+    asyncio.run(body())
