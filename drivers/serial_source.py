@@ -69,9 +69,11 @@ class SerialSource(ABC):
                 continue
             now = self._monotonic()
             reports, reply = self._decode(data, now)
-            await self._link.write(reply)
             for report in reports:
                 yield report
+            # Acknowledge only once the reports have been taken (the supervisor logs each card durably before it
+            # asks for the next): a host that dies in between leaves the device retransmitting, not a card lost.
+            await self._link.write(reply)
         raise SourceDisconnected(f"{self._id}: closed")
 
     # What a protocol provides.

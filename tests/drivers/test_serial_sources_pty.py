@@ -22,22 +22,38 @@ from studio.supervisor import Supervisor
 CARDS = seeded_shoe(1, random.Random(4))
 
 
+class Reader:
+    """One reader over a source's reports for the whole test, as the supervisor has."""
+
+    def __init__(self, source: SmartShoeSource | LineScannerSource) -> None:
+        self.reports: list[DeviceReport] = []
+        self.task = asyncio.create_task(self._read(source))
+
+    async def _read(self, source: SmartShoeSource | LineScannerSource) -> None:
+        async for report in source.reports():
+            self.reports.append(report)
+
+    async def until(self, count: int, timeout: float = 10.0) -> list[DeviceReport]:
+        for _ in range(int(timeout / 0.01)):
+            if len(self.reports) >= count:
+                break
+            await asyncio.sleep(0.01)
+        return self.reports
+
+    async def stop(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, SourceDisconnected):
+            await self.task
+
+
 async def collect(source: SmartShoeSource | LineScannerSource, sim: ShoeSimulator, draws: int,
                   want: int, timeout: float = 10.0) -> list[DeviceReport]:  # fmt: skip
     """Draw `draws` cards and gather reports until `want` of them came (or the timeout)."""
-    reports: list[DeviceReport] = []
-
-    async def read() -> None:
-        async for report in source.reports():
-            reports.append(report)
-            if len(reports) >= want:
-                return
-
-    reader = asyncio.create_task(read())
+    reader = Reader(source)
     for _ in range(draws):
         sim.draw()
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(reader, timeout)
+    reports = await reader.until(want, timeout)
+    await reader.stop()
     return reports
 
 
@@ -78,10 +94,13 @@ def test_smart_shoe_recovers_every_card_through_faults() -> None:
     async def body() -> None:
         source = SmartShoeSource("shoe-1", sim.device.path)
         await source.open()
-        reports: list[DeviceReport] = []
-        for _ in range(30):  # one at a time, as a dealer draws: stop-and-wait keeps them in order
-            reports += await collect(source, sim, draws=1, want=1, timeout=5)
+        reader = Reader(source)
+        for count in range(1, 31):  # one at a time, as a dealer draws
+            sim.draw()
+            await reader.until(count, timeout=5)
+        await reader.stop()
         await source.close()
+        reports = reader.reports
         assert [r.card for r in reports] == CARDS[:30]  # none lost, none doubled, none garbled
         assert len(source.link_errors) > 0  # the damage was seen and kept as evidence
 
