@@ -71,7 +71,7 @@ class SqlEventStore:
             raise StoreError(f"event store URL {url!r} is invalid: {_one_line(error)}") from None
         self._name = parsed.render_as_string(hide_password=True)
         try:
-            self._engine = _open_engine(parsed)
+            self._engine = open_engine(parsed)
         except (SQLAlchemyError, OSError, ImportError) as error:  # unknown dialect, driver not installed, no folder
             raise self._failure(error) from None
         self._writer = self._engine.execution_options(**{_WRITE: True})
@@ -171,7 +171,8 @@ class SqlEventStore:
         return StoreError(f"event store {self._name}: {error if isinstance(error, str) else _one_line(error)}")
 
 
-def _open_engine(url: URL) -> Engine:
+def open_engine(url: URL) -> Engine:
+    """An engine for `url`; for SQLite: the folder made, WAL, synchronous=FULL, a busy timeout and IMMEDIATE writes."""
     if url.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
     database = url.database or ""

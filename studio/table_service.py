@@ -45,17 +45,28 @@ class TableService:
         self._lock = threading.Lock()
         state = TableState(table_id, config or ProcedureConfig())
         seq = 0
+        suspended_since = 0
         for record in store.read(table_id):
             state = evolve(state, decode(record.kind, record.data, record.raw))
             seq = record.seq
+            if state.suspended and not suspended_since:
+                suspended_since = seq
+            elif not state.suspended:
+                suspended_since = 0
         self._state = state
         self._seq = seq
-        # What was logged before this start counts as published: subscribers resume from the log itself.
-        self._published = seq
+        # What was logged before this start counts as published (subscribers resume from the log itself), except
+        # what was logged while the table is still suspended: that waits for the pit boss, as it would have.
+        self._published = suspended_since - 1 if suspended_since else seq
 
     @property
     def state(self) -> TableState:
         return self._state
+
+    @property
+    def published_seq(self) -> int:
+        """The seq of the last record that may be published (a suspended table holds back what came after)."""
+        return self._published
 
     @property
     def seq(self) -> int:
@@ -75,12 +86,14 @@ class TableService:
             for event in events:
                 state = evolve(state, event)
             self._state, self._seq = state, records[-1].seq
-            self._publish_if_open()
+            self._publish_if_open(records)
             return [Logged(event, record) for event, record in zip(events, records, strict=True)]
 
-    def _publish_if_open(self) -> None:
-        if self._publisher is None or self._state.suspended or self._published == self._seq:
+    def _publish_if_open(self, just_logged: Sequence[Record]) -> None:
+        if self._state.suspended or self._published == self._seq:
             return
-        pending: Sequence[Record] = list(self._store.read(self.table_id, after=self._published))
-        self._publisher.publish(pending)
+        if self._publisher is not None:
+            held_back = self._published < just_logged[0].seq - 1  # records logged during a suspension
+            pending = list(self._store.read(self.table_id, after=self._published)) if held_back else just_logged
+            self._publisher.publish(pending)
         self._published = self._seq

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from studio.errors import StudioError
-from studio_cli import log_command, odds_command, shoe_sim_command, simulate_command
+from studio_cli import log_command, odds_command, run_command, shoe_sim_command, simulate_command, users_command
 
 DESCRIPTION = """\
 Studio control for live-dealer baccarat.
@@ -25,6 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="studio", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    run_command.register(commands)
+    users_command.register(commands)
     odds_command.register(commands)
     simulate_command.register(commands)
     log_command.register(commands)

@@ -85,6 +85,7 @@ class ShoeSimulator:
         # A shoe never gives a card up: it retransmits until the host acknowledges (a real device would alarm).
         self._session = DeviceSession(max_retries=1_000_000)
         self._requests: queue.Queue[str] = queue.Queue()
+        self._loads: queue.Queue[tuple[list[Card], int | None]] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_sent = 0.0
@@ -108,6 +109,11 @@ class ShoeSimulator:
 
     def unplug(self, seconds: float) -> None:
         self._requests.put(f"unplug {seconds}")
+
+    def load(self, cards: Sequence[Card], cut_card_at: int | None) -> None:
+        """A new shoe, shuffled and cut: the next draw is its first card."""
+        self._loads.put((list(cards), cut_card_at))
+        self._requests.put("load")
 
     def stop(self) -> None:
         self._stop.set()
@@ -148,6 +154,9 @@ class ShoeSimulator:
                 return
             if request == "draw":
                 self._draw()
+            elif request == "load":
+                self.cards, self.cut_card_at = self._loads.get_nowait()
+                self.position = 0
             else:
                 self._unplug(float(request.split()[1]))
 

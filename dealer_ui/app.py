@@ -1,0 +1,46 @@
+"""The studio server: one FastAPI app for consoles, pit bosses, surveillance and game servers. OpenAPI at /docs."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import RedirectResponse
+from fastapi.staticfiles import StaticFiles
+
+from dealer_ui.routes import feed, session, tables
+from dealer_ui.runtime import Studio, StudioSettings
+from studio.ports import Clock
+
+STATIC = Path(__file__).parent / "static"
+
+
+def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
+    studio = Studio(settings, clock)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await studio.start()
+        try:
+            yield
+        finally:
+            await studio.stop()
+
+    app = FastAPI(
+        title="Baccarat studio",
+        description="Dealer console, pit boss and surveillance views, and the results feed of a live baccarat studio.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.studio = studio
+    for module in (session, tables, feed):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def home() -> RedirectResponse:
+        return RedirectResponse("/static/index.html")
+
+    return app

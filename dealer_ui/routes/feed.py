@@ -1,0 +1,113 @@
+"""The results feed for game servers: REST pages and a WebSocket stream, both resumable from a sequence number."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+
+from dealer_ui.auth import require, websocket_principal
+from dealer_ui.runtime import Studio
+from studio.feed import feed_message
+from studio.users import Principal, Role
+
+router = APIRouter(tags=["results feed"])
+FEED_ROLES = (Role.GAME_SERVER, Role.SURVEILLANCE, Role.PIT_BOSS)
+PAGE = 1000
+MAX_CLIENT_MESSAGE = 1024  # the feed expects nothing from clients but pings
+
+
+def backlog(studio: Studio, table: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """Feed messages after `after`, from the log, up to what the table has published (nothing held for the pit
+    boss); and the seq read up to, to continue from."""
+    published = studio.tables[table].service.published_seq
+    messages: list[dict[str, Any]] = []
+    read_up_to = after
+    for record in studio.store.read(table, after=after):
+        if record.seq > published or len(messages) >= limit:
+            break
+        read_up_to = record.seq
+        message = feed_message(record)
+        if message is not None:
+            messages.append(message)
+    return messages, read_up_to
+
+
+@router.get("/api/feed/{table}")
+def feed_page(
+    table: str,
+    request: Request,
+    after: int = Query(0, ge=0, description="the last seq you have; messages after it are returned"),
+    limit: int = Query(PAGE, ge=1, le=PAGE),
+    _: Principal = Depends(require(*FEED_ROLES)),  # noqa: B008
+) -> dict[str, Any]:
+    studio: Studio = request.app.state.studio
+    if table not in studio.tables:
+        raise HTTPException(404, f"no table {table!r}")
+    messages, read_up_to = backlog(studio, table, after, limit)
+    return {"table": table, "messages": messages, "next_after": read_up_to}
+
+
+@router.websocket("/ws/feed/{table}")
+async def feed_stream(websocket: WebSocket, table: str) -> None:
+    """Messages after `?after=N` from the log, then live. Send nothing but short pings; anything else closes."""
+    principal = websocket_principal(websocket)
+    if principal is None or principal.role not in (*FEED_ROLES, Role.ADMIN):
+        await websocket.close(code=4401 if principal is None else 4403, reason="an API key of a game server is needed")
+        return
+    studio: Studio = websocket.app.state.studio
+    if table not in studio.tables:
+        await websocket.close(code=4404, reason=f"no table {table!r}")
+        return
+    try:
+        after = int(websocket.query_params.get("after", "0"))
+    except ValueError:
+        await websocket.close(code=4400, reason="after must be a whole number")
+        return
+    await websocket.accept()
+    subscription = studio.hub.subscribe(table)  # first subscribe, then read the log: nothing falls in between
+    listener = asyncio.create_task(_guard(websocket))
+    try:
+        last = after
+        while last < studio.tables[table].service.published_seq:
+            messages, last = backlog(studio, table, last, PAGE)
+            for message in messages:
+                await websocket.send_json(message)
+        while True:
+            getter = asyncio.ensure_future(subscription.queue.get())
+            done, _ = await asyncio.wait({getter, listener}, return_when=asyncio.FIRST_COMPLETED)
+            if listener in done:
+                getter.cancel()
+                reason = listener.result()
+                if reason:
+                    await websocket.close(code=1008, reason=reason)
+                return
+            live = getter.result()
+            if live is None:
+                await websocket.close(code=1013, reason=subscription.dropped or "dropped")
+                return
+            if live["seq"] > last:
+                await websocket.send_json(live)
+                last = live["seq"]
+    except (WebSocketDisconnect, RuntimeError):
+        return
+    finally:
+        studio.hub.unsubscribe(subscription)
+        listener.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listener
+
+
+async def _guard(websocket: WebSocket) -> str:
+    """Read what the client sends: pings are fine; anything oversized or not a ping closes this connection only."""
+    try:
+        while True:
+            text = await websocket.receive_text()
+            if len(text) > MAX_CLIENT_MESSAGE:
+                return f"message too large ({len(text)} bytes; at most {MAX_CLIENT_MESSAGE})"
+            if text.strip() not in ("ping", '{"type":"ping"}', '{"type": "ping"}'):
+                return "the feed accepts only pings"
+    except (WebSocketDisconnect, RuntimeError, KeyError):
+        return ""

@@ -1,0 +1,43 @@
+"""Signing in and out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from pydantic import BaseModel, Field
+
+from dealer_ui.auth import SESSION_COOKIE, current_principal
+from studio.users import Principal
+
+router = APIRouter(prefix="/api", tags=["session"])
+
+
+class Credentials(BaseModel):
+    name: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=256)
+
+
+@router.post("/login")
+def login(credentials: Credentials, request: Request, response: Response) -> dict[str, Any]:
+    users = request.app.state.studio.users
+    principal = users.authenticate(credentials.name, credentials.password)
+    if principal is None:
+        raise HTTPException(401, "wrong name or password")
+    token = users.open_session(principal)
+    response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict")
+    return {"token": token, "name": principal.name, "role": principal.role.value}
+
+
+@router.post("/logout")
+def logout(request: Request, response: Response) -> dict[str, str]:
+    token = request.cookies.get(SESSION_COOKIE)
+    if token:
+        request.app.state.studio.users.close_session(token)
+    response.delete_cookie(SESSION_COOKIE)
+    return {"status": "signed out"}
+
+
+@router.get("/me")
+def me(request: Request, principal: Principal = Depends(current_principal)) -> dict[str, Any]:  # noqa: B008
+    return {"name": principal.name, "role": principal.role.value, "demo": request.app.state.studio.settings.demo}

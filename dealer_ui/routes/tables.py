@@ -1,0 +1,189 @@
+"""The dealer's and the pit boss's actions on a table, the table's state, and its live console feed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, Field
+
+from dealer_ui.auth import require, websocket_principal
+from dealer_ui.runtime import Studio, TableRuntime
+from dealer_ui.views import table_view
+from studio import commands as c
+from studio.cards import Card
+from studio.errors import InvalidCardCode, ProcedureError
+from studio.users import Principal, Role
+
+router = APIRouter(tags=["tables"])
+STAFF = (Role.DEALER, Role.PIT_BOSS, Role.SURVEILLANCE)
+dealer = require(Role.DEALER, Role.PIT_BOSS)  # a pit boss may stand in for the dealer; never the reverse
+pit_boss = require(Role.PIT_BOSS)
+
+
+def studio_of(request: Request) -> Studio:
+    studio: Studio = request.app.state.studio
+    return studio
+
+
+def runtime_of(request: Request, table_id: str) -> TableRuntime:
+    runtime = studio_of(request).tables.get(table_id)
+    if runtime is None:
+        raise HTTPException(404, f"no table {table_id!r}")
+    return runtime
+
+
+def view(request: Request, runtime: TableRuntime) -> dict[str, Any]:
+    return table_view(runtime, studio_of(request).clock.now(), list(runtime.recent))
+
+
+def apply(request: Request, table_id: str, command: c.Command) -> dict[str, Any]:
+    runtime = runtime_of(request, table_id)
+    try:
+        logged = studio_of(request).handle(table_id, command)
+    except ProcedureError as error:
+        detail = {"phase": error.phase, "command": error.command, "reason": error.reason,
+                  "expected": list(error.expected), "message": str(error)}  # fmt: skip
+        raise HTTPException(409, detail) from None
+    return {"logged": [{"seq": e.record.seq, "kind": e.record.kind} for e in logged], "table": view(request, runtime)}
+
+
+@router.get("/api/tables")
+def tables(request: Request, _: Principal = Depends(require(*STAFF))) -> list[dict[str, Any]]:  # noqa: B008
+    return [view(request, runtime) for runtime in studio_of(request).tables.values()]
+
+
+@router.get("/api/tables/{table_id}")
+def table(table_id: str, request: Request, _: Principal = Depends(require(*STAFF))) -> dict[str, Any]:  # noqa: B008
+    return view(request, runtime_of(request, table_id))
+
+
+class CutCard(BaseModel):
+    cards_in_front: int | None = Field(default=None, ge=0, le=10_000)
+
+
+class DeclaredError(BaseModel):
+    kind: str = Field(min_length=1, max_length=64, examples=["card exposed", "dropped", "wrong hand", "misdeal"])
+    detail: str = Field(default="", max_length=500)
+
+
+class KeyedCard(BaseModel):
+    card: str = Field(min_length=2, max_length=4, examples=["QH", "10S"])
+
+
+class Correction(BaseModel):
+    position: int = Field(ge=0, le=6, description="1-6: a card of this round in dealing order; 0: the read waiting")
+    card: str = Field(min_length=2, max_length=4)
+    reason: str = Field(min_length=1, max_length=500)
+
+
+class Reason(BaseModel):
+    reason: str = Field(default="", max_length=500)
+
+
+class RequiredReason(BaseModel):
+    reason: str = Field(min_length=1, max_length=500)
+
+
+def card_of(code: str) -> Card:
+    try:
+        return Card.parse(code)
+    except InvalidCardCode as error:
+        raise HTTPException(422, str(error)) from None
+
+
+@router.post("/api/tables/{table_id}/shuffle")
+async def confirm_shuffle(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+    return apply(request, table_id, c.ConfirmShuffle(who.actor))
+
+
+@router.post("/api/tables/{table_id}/cut")
+async def place_cut_card(table_id: str, body: CutCard, request: Request,
+                   who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    return apply(request, table_id, c.PlaceCutCard(who.actor, body.cards_in_front))
+
+
+@router.post("/api/tables/{table_id}/open-betting")
+async def open_betting(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+    return apply(request, table_id, c.OpenBetting(who.actor))
+
+
+@router.post("/api/tables/{table_id}/close-betting")
+async def close_betting(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+    return apply(request, table_id, c.CloseBetting(who.actor))
+
+
+@router.post("/api/tables/{table_id}/dealer-change")
+async def dealer_change(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+    """The signed-in dealer takes over the table (1 card is burned before the next round)."""
+    return apply(request, table_id, c.ChangeDealer(who.actor, who.actor))
+
+
+@router.post("/api/tables/{table_id}/cut-card-out")
+async def cut_card_out(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+    return apply(request, table_id, c.ReportCutCard(who.actor, "dealer"))
+
+
+@router.post("/api/tables/{table_id}/declare-error")
+async def declare_error(table_id: str, body: DeclaredError, request: Request,
+                  who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    return apply(request, table_id, c.DeclareError(who.actor, body.kind, body.detail))
+
+
+@router.post("/api/tables/{table_id}/card")
+async def key_in_card(table_id: str, body: KeyedCard, request: Request,
+                who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    """A card keyed in by hand (a reader is down): it enters the table like any read."""
+    return apply(request, table_id, c.DrawCard(who.actor, c.CardRead(card_of(body.card), "keyed", None, 1.0)))
+
+
+@router.post("/api/tables/{table_id}/simulator/draw")
+async def draw_from_simulated_shoe(table_id: str, request: Request,
+                             _: Principal = Depends(dealer)) -> dict[str, str]:  # noqa: B008  # fmt: skip
+    runtime_of(request, table_id)
+    if not studio_of(request).draw_simulated(table_id):
+        raise HTTPException(409, "this table reads a real shoe: draw the card from it")
+    return {"status": "card drawn from the simulated shoe"}
+
+
+@router.post("/api/tables/{table_id}/correct")
+async def correct_card(table_id: str, body: Correction, request: Request,
+                 who: Principal = Depends(pit_boss)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    return apply(request, table_id, c.CorrectCard(who.actor, body.position, card_of(body.card), body.reason))
+
+
+@router.post("/api/tables/{table_id}/continue")
+async def continue_play(table_id: str, body: Reason, request: Request,
+                  who: Principal = Depends(pit_boss)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    return apply(request, table_id, c.ContinuePlay(who.actor, body.reason))
+
+
+@router.post("/api/tables/{table_id}/void")
+async def void_round(table_id: str, body: RequiredReason, request: Request,
+               who: Principal = Depends(pit_boss)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    return apply(request, table_id, c.VoidRound(who.actor, body.reason))
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def console_feed(websocket: WebSocket, table_id: str) -> None:
+    """The table's whole state, sent at once and again after every change (and every second for the timer)."""
+    principal = websocket_principal(websocket)
+    if principal is None or principal.role not in (*STAFF, Role.ADMIN):
+        await websocket.close(code=4401 if principal is None else 4403, reason="sign in as studio staff")
+        return
+    studio: Studio = websocket.app.state.studio
+    runtime = studio.tables.get(table_id)
+    if runtime is None:
+        await websocket.close(code=4404, reason=f"no table {table_id!r}")
+        return
+    await websocket.accept()
+    try:
+        while True:
+            await websocket.send_json(table_view(runtime, studio.clock.now(), list(runtime.recent)))
+            async with runtime.changed:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(runtime.changed.wait(), timeout=1.0)
+    except (WebSocketDisconnect, RuntimeError):
+        return

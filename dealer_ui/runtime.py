@@ -1,0 +1,194 @@
+"""The running studio: every table's service, its card sources and supervisor, the results-feed hub, the accounts.
+
+This is the one place where concrete drivers and stores meet the core (DESIGN.md §3). A table with no `[[sources]]`
+gets the built-in shoe simulator on a pseudo-terminal, read through the real smart-shoe driver, so the embedded
+default exercises the same path as a studio with hardware.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import tempfile
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dealer_ui.hub import FeedHub
+from drivers.registry import create_source
+from drivers.simulator.pty_device import PtyDevice
+from drivers.simulator.shoe_sim import ShoeSimulator
+from drivers.smart_shoe.source import SmartShoeSource
+from studio import commands as c
+from studio.clock import SystemClock
+from studio.errors import ConfigError
+from studio.ports import Clock
+from studio.procedure import Phase
+from studio.reconcile import Reconciler
+from studio.settings import TableConfig, load_table_config
+from studio.simulation import seeded_shoe
+from studio.sources import CardSource, SourceHealth
+from studio.store_sql import SqlEventStore, sqlite_url
+from studio.supervisor import Supervisor
+from studio.table_service import Logged, TableService
+from studio.users import Role, UserStore
+
+log = logging.getLogger(__name__)
+
+RECENT_RESULTS = 72  # a bead plate's worth
+
+DEMO_ACCOUNTS = [("dealer", Role.DEALER, "dealer"), ("pitboss", Role.PIT_BOSS, "pitboss"),
+                 ("surveillance", Role.SURVEILLANCE, "surveillance"), ("admin", Role.ADMIN, "admin")]  # fmt: skip
+
+
+@dataclass
+class StudioSettings:
+    database: str = "data/studio.db"  # a SQLite path or a database URL
+    table_files: Sequence[Path] = ()  # none: one table "T1" on the defaults
+    demo: bool = False  # demo accounts (shown on screen)
+    auto_deal_seconds: float | None = None  # the simulated shoe draws by itself when a card is due
+    simulator_seed: int | None = None
+
+
+@dataclass(eq=False)
+class TableRuntime:
+    config: TableConfig
+    service: TableService
+    sources: list[CardSource]
+    supervisor: Supervisor
+    simulator: ShoeSimulator | None = None
+    recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
+    version: int = 0
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    @property
+    def table_id(self) -> str:
+        return self.config.table_id
+
+    @property
+    def source_states(self) -> dict[str, SourceHealth]:
+        return dict(self.supervisor.states)
+
+
+class Studio:
+    def __init__(self, settings: StudioSettings, clock: Clock | None = None) -> None:
+        self.settings = settings
+        self.clock = clock or SystemClock()
+        url = sqlite_url(settings.database)
+        self.store = SqlEventStore(url)
+        self.users = UserStore(url, self.clock)
+        self.hub = FeedHub()
+        self.tables: dict[str, TableRuntime] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._rng = random.Random(settings.simulator_seed)
+        configs = [load_table_config(path) for path in settings.table_files] or [load_table_config()]
+        for config in configs:
+            if config.table_id in self.tables:
+                raise ConfigError(f"{config.path}: table id {config.table_id!r} is used twice")
+            self.tables[config.table_id] = self._table(config)
+        if settings.demo:
+            existing = {user.name for user in self.users.users()}
+            for name, role, password in DEMO_ACCOUNTS:
+                if name not in existing:
+                    self.users.add_user(name, role, password)
+
+    def _table(self, config: TableConfig) -> TableRuntime:
+        service = TableService(config.table_id, self.store, self.clock, config.procedure, self.hub)
+        simulator = None
+        try:
+            sources = [create_source(s.source_id, s.driver, s.options, self.clock) for s in config.sources]
+        except ConfigError as error:
+            raise ConfigError(f"{config.path}: {error}") from None
+        if not sources:
+            link = Path(tempfile.gettempdir()) / f"studio-{os.getpid()}-{config.table_id}-shoe"
+            shoe = seeded_shoe(config.procedure.decks, self._rng)
+            simulator = ShoeSimulator(shoe, "smart-shoe", device=PtyDevice(link=link))
+            sources = [SmartShoeSource(f"{config.table_id}-sim-shoe", str(link), clock=self.clock)]
+        reconciler = None
+        if len(sources) == 2:
+            reconciler = Reconciler(sources[0].source_id, sources[1].source_id, config.reconcile_window)
+        supervisor = Supervisor(self._handler(config.table_id), sources, reconciler=reconciler)
+        runtime = TableRuntime(config, service, sources, supervisor, simulator)
+        runtime.recent.extend(dict(r.data) for r in self.store.read(config.table_id) if r.kind == "RoundCompleted")
+        return runtime
+
+    def _handler(self, table_id: str) -> Callable[[c.Command], list[Logged]]:
+        def handle(command: c.Command) -> list[Logged]:
+            return self.handle(table_id, command)
+
+        return handle
+
+    # Lifecycle.
+
+    async def start(self) -> None:
+        for runtime in self.tables.values():
+            if runtime.simulator is not None:
+                runtime.simulator.start()
+            self._tasks.append(asyncio.create_task(runtime.supervisor.run()))
+            if runtime.simulator is not None and self.settings.auto_deal_seconds:
+                self._tasks.append(asyncio.create_task(self._auto_deal(runtime, self.settings.auto_deal_seconds)))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for runtime in self.tables.values():
+            if runtime.simulator is not None:
+                runtime.simulator.stop()
+        self.store.close()
+        self.users.close()
+
+    # Commands.
+
+    def handle(self, table_id: str, command: c.Command) -> list[Logged]:
+        """Apply a command to a table (raising `ProcedureError` if the procedure refuses it) and wake its consoles."""
+        runtime = self.tables[table_id]
+        logged = runtime.service.handle(command)
+        runtime.recent.extend(dict(entry.record.data) for entry in logged if entry.record.kind == "RoundCompleted")
+        if runtime.simulator is not None:
+            self._follow_with_simulator(runtime, logged)
+        runtime.version += 1
+        asyncio.get_running_loop().create_task(self._notify(runtime))
+        return logged
+
+    async def _notify(self, runtime: TableRuntime) -> None:
+        async with runtime.changed:
+            runtime.changed.notify_all()
+
+    def _follow_with_simulator(self, runtime: TableRuntime, logged: list[Logged]) -> None:
+        """The simulated shoe is loaded with a fresh shuffle when the dealer confirms one, and cut where placed."""
+        assert runtime.simulator is not None
+        for entry in logged:
+            if entry.record.kind == "CutCardPlaced":
+                cards = seeded_shoe(runtime.config.procedure.decks, self._rng)
+                runtime.simulator.load(cards, int(entry.record.data["cards_in_front"]))
+
+    def draw_simulated(self, table_id: str) -> bool:
+        """The dealer slides a card out of the simulated shoe; False if this table has no simulator."""
+        simulator = self.tables[table_id].simulator
+        if simulator is None:
+            return False
+        simulator.draw()
+        return True
+
+    async def _auto_deal(self, runtime: TableRuntime, seconds: float) -> None:
+        assert runtime.simulator is not None
+        while True:
+            await asyncio.sleep(seconds)
+            state = runtime.service.state
+            if state.phase in (Phase.BURNING, Phase.DEALING):
+                runtime.simulator.draw()
+            elif (
+                state.phase is Phase.BETTING_OPEN
+                and state.round is not None
+                and self.clock.now() >= state.round.closes_at
+            ):
+                with contextlib.suppress(Exception):
+                    self.handle(runtime.table_id, c.CloseBetting("dealer:auto"))

@@ -1,0 +1,80 @@
+"""What the consoles show, as JSON: a table's state for the dealer and pit boss."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from dealer_ui.runtime import TableRuntime
+from studio.console import betting_light, next_action
+from studio.events import RoundCompleted
+from studio.procedure import TableState
+from studio.rules import hand_total
+
+
+def result_view(result: RoundCompleted) -> dict[str, Any]:
+    return {
+        "round": result.round, "game_id": result.game_id,
+        "player": [card.code for card in result.player], "banker": [card.code for card in result.banker],
+        "player_total": result.player_total, "banker_total": result.banker_total, "winner": result.winner.value,
+        "natural": result.natural, "player_pair": result.player_pair, "banker_pair": result.banker_pair,
+        "last_hand": result.last_hand,
+    }  # fmt: skip
+
+
+def _round(state: TableState) -> dict[str, Any] | None:
+    current = state.round
+    if current is None:
+        return None
+    return {
+        "number": current.number,
+        "game_id": current.game_id,
+        "closes_at": current.closes_at.isoformat(),
+        "cards": [{"position": i + 1, "side": side.value, "card": card.code} for i, (side, card) in
+                  enumerate(current.dealt)],
+        "player": [card.code for card in current.player],
+        "banker": [card.code for card in current.banker],
+        "player_total": hand_total(current.player),
+        "banker_total": hand_total(current.banker),
+        "next_side": current.next_side.value if current.next_side else None,
+        "last_hand": state.last_round is not None and current.number >= state.last_round,
+    }  # fmt: skip
+
+
+def table_view(runtime: TableRuntime, now: datetime, recent: list[dict[str, Any]]) -> dict[str, Any]:
+    state = runtime.service.state
+    action = next_action(state, now)
+    light, left = betting_light(state, now)
+    suspension = None
+    if state.suspension is not None:
+        read = state.suspension.read
+        suspension = {
+            "reason": state.suspension.reason,
+            "detail": state.suspension.detail,
+            "interrupted": state.suspension.resume.value,
+            "read": None if read is None else {
+                "card": read.card.code if read.card else None, "source": read.source, "device_seq": read.device_seq,
+                "confidence": read.confidence, "raw": read.raw,
+            },
+            "corrected": state.suspension.corrected.code if state.suspension.corrected else None,
+        }  # fmt: skip
+    return {
+        "table": runtime.table_id,
+        "seq": runtime.service.seq,
+        "phase": state.phase.value,
+        "next_action": {"action": action.action, "text": action.text, "detail": action.detail},
+        "light": light,
+        "seconds_left": round(left, 1),
+        "dealer": state.dealer,
+        "shoe": state.shoe,
+        "cards_drawn": state.cards_drawn,
+        "cut_position": state.cut_position,
+        "last_hand_round": state.last_round,
+        "burn": None if state.burn is None else {"reason": state.burn.reason, "remaining": state.burn.remaining},
+        "round": _round(state),
+        "last_result": None if state.last_result is None else result_view(state.last_result),
+        "recent_results": recent,
+        "suspension": suspension,
+        "sources": {name: {"state": h.state.value, "detail": h.detail} for name, h in runtime.source_states.items()},
+        "simulated_shoe": runtime.simulator is not None,
+    }

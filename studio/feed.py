@@ -1,0 +1,44 @@
+"""The results feed for game servers: which logged facts are published, and in what shape.
+
+Rules held here:
+- A game server sees the round opened (game number, betting deadline), betting closed, each card as dealt, the
+  result only once final, voids and corrections. Burns, suspensions and everything internal stay in the studio.
+- Each message carries the table and the seq of its record in the table's log: numbers only grow (with gaps where
+  internal facts were logged), so a client that reconnects asks for what came after the last number it saw and
+  the studio serves it from the log, without loss.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.ports import Record
+
+FEED_KINDS = {
+    "BettingOpened": "round_opened",
+    "BettingClosed": "betting_closed",
+    "CardDealt": "card",
+    "RoundCompleted": "result",
+    "RoundVoided": "void",
+    "CardCorrected": "correction",
+}
+
+_FIELDS = {
+    "round_opened": ("round", "game_id", "opened_at", "closes_at"),
+    "betting_closed": ("round", "game_id"),
+    "card": ("round", "position", "side", "card"),
+    "result": ("round", "game_id", "player", "banker", "player_total", "banker_total", "winner", "natural",
+               "player_pair", "banker_pair", "last_hand"),
+    "void": ("round", "game_id", "reason"),
+    "correction": ("round", "position", "original", "corrected", "reason"),
+}  # fmt: skip
+
+
+def feed_message(record: Record) -> dict[str, Any] | None:
+    """The feed message for a logged record, or None if game servers do not see it."""
+    kind = FEED_KINDS.get(record.kind)
+    if kind is None:
+        return None
+    message: dict[str, Any] = {"table": record.stream, "seq": record.seq, "type": kind, "at": record.at.isoformat()}
+    message.update({name: record.data.get(name) for name in _FIELDS[kind]})
+    return message

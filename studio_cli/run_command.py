@@ -1,0 +1,50 @@
+"""`studio run`: the studio server. With no arguments: embedded defaults, demo accounts, a simulated shoe."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from dealer_ui.app import create_app
+from dealer_ui.runtime import DEMO_ACCOUNTS, StudioSettings
+
+HELP = "start the studio server (dealer console, pit boss, surveillance, results feed)"
+EPILOG = """\
+With no arguments: SQLite in data/studio.db, one table T1 read from the built-in shoe simulator (a smart shoe on a
+pseudo-terminal), demo accounts, http://127.0.0.1:8000.
+
+examples:
+  studio run
+  studio run --table config/tables/t7.toml --database postgresql+psycopg://studio@db/studio --no-demo
+  studio run --auto-deal 1.5        the simulated shoe deals by itself whenever a card is due"""
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "run", help=HELP, description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--database", default="data/studio.db", help="SQLite file or database URL")
+    parser.add_argument("--table", type=Path, action="append", default=[], metavar="FILE",
+                        help="a table's TOML file (repeat for several tables; default: one table T1)")  # fmt: skip
+    parser.add_argument("--no-demo", dest="demo", action="store_false", help="no demo accounts")
+    parser.add_argument("--auto-deal", type=float, metavar="SECONDS", help="the simulated shoe deals by itself")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = StudioSettings(args.database, tuple(args.table), args.demo, args.auto_deal)
+    app = create_app(settings)  # configuration errors surface here, before the server starts
+    url = f"http://{args.host}:{args.port}"
+    print(f"Studio on {url} — dealer console {url}/static/console.html, API docs {url}/docs")
+    if settings.demo:
+        accounts = ", ".join(f"{name}/{password} ({role.value})" for name, role, password in DEMO_ACCOUNTS)
+        print(f"DEMO MODE — sign in with: {accounts}")
+    else:
+        print("Create accounts with: studio users add NAME --role dealer|pit_boss|surveillance|admin")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0

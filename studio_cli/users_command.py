@@ -1,0 +1,67 @@
+"""`studio users`: accounts for people (password or PIN, hashed) and API keys for game servers."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+from typing import Any
+
+from studio.clock import SystemClock
+from studio.errors import StudioError
+from studio.store_sql import sqlite_url
+from studio.users import Role, UserStore
+
+PEOPLE = [role.value for role in Role if role is not Role.GAME_SERVER]
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("users", help="create accounts and API keys", description="Accounts and API keys.")
+    parser.add_argument("--database", default="data/studio.db", help="SQLite file or database URL")
+    actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
+    add = actions.add_parser("add", help="add a person: asks for the password (or reads STUDIO_PASSWORD)")
+    add.add_argument("name")
+    add.add_argument("--role", required=True, choices=PEOPLE)
+    add.set_defaults(run=run_add)
+    key = actions.add_parser("add-key", help="add an API key for a game server (printed once)")
+    key.add_argument("name")
+    key.set_defaults(run=run_add_key)
+    listing = actions.add_parser("list", help="list the accounts")
+    listing.set_defaults(run=run_list)
+
+
+def _store(args: argparse.Namespace) -> UserStore:
+    return UserStore(sqlite_url(args.database), SystemClock())
+
+
+def run_add(args: argparse.Namespace) -> int:
+    password = os.environ.get("STUDIO_PASSWORD") or getpass.getpass(f"password or PIN for {args.name}: ")
+    if not os.environ.get("STUDIO_PASSWORD") and getpass.getpass("again: ") != password:
+        raise StudioError("the two entries differ; nothing was created")
+    users = _store(args)
+    try:
+        principal = users.add_user(args.name, Role(args.role), password)
+    finally:
+        users.close()
+    print(f"added {principal.name} ({principal.role.value})")
+    return 0
+
+
+def run_add_key(args: argparse.Namespace) -> int:
+    users = _store(args)
+    try:
+        key = users.add_api_key(args.name)
+    finally:
+        users.close()
+    print(f"API key for {args.name} (shown once; send it as the X-API-Key header):\n{key}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    users = _store(args)
+    try:
+        for principal in users.users():
+            print(f"{principal.name:<24} {principal.role.value}")
+    finally:
+        users.close()
+    return 0

@@ -1,0 +1,1272 @@
+"""The studio procedure (studio/procedure.py), rule by rule.
+
+Every scenario drives the pure core (`decide`, then `evolve` for each event) and asserts, after each step, the exact
+events produced and the WHOLE state: `Table.step` compares a snapshot of every field of the state with the snapshot
+before the step plus exactly the changes the test names. The transition table is covered pair by pair: every
+(phase, command) it holds is driven, and every pair it does not hold is refused without changing anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from studio import commands as c
+from studio import events as e
+from studio.cards import ALL_CARDS, Card
+from studio.clock import ManualClock
+from studio.errors import ProcedureError
+from studio.events import SuspensionReason
+from studio.procedure import TRANSITIONS, Phase, TableState, decide, evolve, expected_commands
+from studio.procedure_config import ProcedureConfig
+from studio.rules import Side, Winner, outcome
+
+T0 = datetime(2026, 3, 14, 15, 9, 26, tzinfo=UTC)
+TABLE = "T7"
+DEALER = "dealer:ann"
+BOSS = "pit_boss:bob"
+SHOE = "shoe-1"  # the source named in card reads
+DEVICE = "device:shoe-1"  # the actor of card reads
+BURNS = "2C 3C 4C 5C 6C 7C"
+SIDES = {"P": Side.PLAYER, "B": Side.BANKER}
+
+
+def card(code: str) -> Card:
+    return Card.parse(code)
+
+
+def cards(codes: str) -> tuple[Card, ...]:
+    return tuple(Card.parse(code) for code in codes.split())
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Snapshots of the state, independent of how the engine stores it (dataclass or named tuple, card counts as a tuple).
+
+
+def fields_of(obj: Any) -> dict[str, Any]:
+    if hasattr(obj, "_asdict"):
+        return dict(obj._asdict())
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+
+
+def snapshot(state: TableState) -> dict[str, Any]:
+    snap = fields_of(state)
+    snap["seen"] = {x.code: state.copies_seen(x) for x in ALL_CARDS if state.copies_seen(x)}
+    snap["last_device_seq"] = dict(state.last_device_seq)
+    for name in ("burn", "round", "suspension", "counts"):
+        if snap[name] is not None:
+            snap[name] = fields_of(snap[name])
+    if snap["round"] is not None:
+        snap["round"].pop("next_side", None)  # derived from `dealt`; checked with `next_side()`
+    return snap
+
+
+def next_side(state: TableState) -> Side | None:
+    assert state.round is not None
+    value: Any = state.round.next_side
+    side: Side | None = value() if callable(value) else value
+    return side
+
+
+def counts(**changes: int) -> dict[str, int]:
+    return {"rounds": 0, "voids": 0, "corrections": 0, "dealt": 0, "burned": 0, "set_aside": 0, **changes}
+
+
+def burn(reason: str, remaining: int, then: Phase = Phase.READY, approved_by: str | None = None) -> dict[str, Any]:
+    return {"reason": reason, "remaining": remaining, "then": then, "approved_by": approved_by}
+
+
+def suspension(
+    reason: SuspensionReason,
+    detail: str,
+    resume: Phase,
+    read: c.CardRead | None = None,
+    corrected: Card | None = None,
+) -> dict[str, Any]:
+    return {"reason": reason.value, "detail": detail, "resume": resume, "read": read, "corrected": corrected}
+
+
+def round_(
+    number: int, game_id: str, opened_at: datetime, closes_at: datetime, dealt: tuple[tuple[Side, Card], ...] = ()
+) -> dict[str, Any]:
+    return {"number": number, "game_id": game_id, "opened_at": opened_at, "closes_at": closes_at, "dealt": dealt}
+
+
+INITIAL = {
+    "table_id": TABLE,
+    "config": ProcedureConfig(),
+    "phase": Phase.AWAITING_SHUFFLE,
+    "dealer": None,
+    "shoe": 0,
+    "rounds_started": 0,
+    "cut_position": None,
+    "cards_drawn": 0,
+    "seen": {},
+    "last_device_seq": {},
+    "last_round": None,
+    "burn": None,
+    "round": None,
+    "suspension": None,
+    "counts": counts(),
+    "last_result": None,
+}
+
+
+class Table:
+    """One table driven through the pure core, with a manual clock and numbered device reads."""
+
+    def __init__(self, config: ProcedureConfig | None = None) -> None:
+        self.clock = ManualClock(T0)
+        self.state = TableState(TABLE, config or ProcedureConfig())
+        self.device_seq = 0
+        self.log: list[e.Event] = []
+
+    @property
+    def snap(self) -> dict[str, Any]:
+        return snapshot(self.state)
+
+    def do(self, command: c.Command) -> list[e.Event]:
+        events = decide(self.state, command, self.clock.now())
+        for event in events:
+            self.state = evolve(self.state, event)
+        self.log += events
+        return events
+
+    def step(self, command: c.Command, events: list[e.Event], **changes: Any) -> None:
+        """Apply `command`: it produces exactly `events`, and the state changes by exactly `changes`."""
+        before = self.snap
+        assert self.do(command) == events
+        assert self.snap == {**before, **changes}
+
+    def refused(self, command: c.Command) -> ProcedureError:
+        """`command` is refused with an error naming the phase, the command and what the phase expects; the state is
+        left exactly as it was."""
+        before, snap = self.state, self.snap
+        with pytest.raises(ProcedureError) as info:
+            decide(self.state, command, self.clock.now())
+        assert self.state is before
+        assert self.snap == snap
+        error = info.value
+        assert error.phase == self.state.phase.value
+        assert error.command == type(command).__name__
+        assert error.expected == expected_commands(self.state.phase)
+        assert error.expected == tuple(cls.__name__ for cls in TRANSITIONS[self.state.phase])
+        message = str(error)
+        assert error.phase in message
+        assert error.command in message
+        assert f"expected: {', '.join(error.expected)}" in message
+        return error
+
+    def read(self, code: str | None, seq: int | None = -1, source: str = SHOE) -> c.CardRead:
+        """A read as the shoe reports it; the device numbers its reads 1, 2, 3, ... unless `seq` says otherwise."""
+        if seq == -1:
+            self.device_seq += 1
+            seq = self.device_seq
+        return c.CardRead(None if code is None else card(code), source, seq)
+
+    def draw(self, code: str | None, seq: int | None = -1, source: str = SHOE) -> list[e.Event]:
+        return self.do(c.DrawCard(DEVICE, self.read(code, seq, source)))
+
+    def took(self, read: c.CardRead, as_card: Card | None = None) -> dict[str, Any]:
+        """What accepting `read` (as `as_card` if the pit boss corrected it) changes, beside the burn or the round."""
+        taken = as_card or read.card
+        assert taken is not None
+        before = self.snap
+        seen = dict(before["seen"])
+        seen[taken.code] = seen.get(taken.code, 0) + 1
+        last_seq = dict(before["last_device_seq"])
+        if read.device_seq is not None:
+            last_seq[read.source] = read.device_seq
+        return {"cards_drawn": before["cards_drawn"] + 1, "seen": seen, "last_device_seq": last_seq}
+
+    def open_and_close(self) -> None:
+        self.do(c.OpenBetting(DEALER))
+        self.clock.advance(self.state.config.betting_seconds)
+        self.do(c.CloseBetting(DEALER))
+
+
+def ready_table(config: ProcedureConfig | None = None, burns: str = BURNS) -> Table:
+    """A table whose first shoe is shuffled, cut and burned."""
+    t = Table(config)
+    t.do(c.ConfirmShuffle(DEALER))
+    t.do(c.PlaceCutCard(DEALER))
+    for code in burns.split():
+        t.draw(code)
+    assert t.state.phase is Phase.READY
+    return t
+
+
+def dealing_table(codes: str = "", config: ProcedureConfig | None = None, burns: str = BURNS) -> Table:
+    """A table in its first round, "no more bets" called, with `codes` dealt."""
+    t = ready_table(config, burns)
+    t.open_and_close()
+    for code in codes.split():
+        t.draw(code)
+    return t
+
+
+def completed(player: str, banker: str, number: int, game_id: str, last_hand: bool = False) -> e.RoundCompleted:
+    """The result the rules give for these hands (checked against hand-computed values where it matters)."""
+    result = outcome(cards(player), cards(banker))
+    return e.RoundCompleted(
+        round=number,
+        game_id=game_id,
+        player=cards(player),
+        banker=cards(banker),
+        player_total=result.player_total,
+        banker_total=result.banker_total,
+        winner=result.winner,
+        natural=result.natural,
+        player_pair=result.player_pair,
+        banker_pair=result.banker_pair,
+        last_hand=last_hand,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# A new shoe: shuffle, cut, burn.
+
+
+def test_a_new_shoe_is_shuffled_cut_and_burned_before_the_first_round() -> None:
+    t = Table()
+    assert t.snap == INITIAL
+    t.refused(c.OpenBetting(DEALER))
+    t.refused(c.PlaceCutCard(DEALER))
+
+    t.step(c.ConfirmShuffle(DEALER), [e.ShuffleConfirmed(1, DEALER)], phase=Phase.AWAITING_CUT, shoe=1, dealer=DEALER)
+    t.refused(c.OpenBetting(DEALER))
+    t.refused(c.ConfirmShuffle(DEALER))
+
+    t.step(
+        c.PlaceCutCard(DEALER),
+        [e.CutCardPlaced(1, 416 - 52), e.BurnRequired("shuffle", 6)],
+        phase=Phase.BURNING,
+        cut_position=364,
+        burn=burn("shuffle", 6),
+    )
+    t.refused(c.OpenBetting(DEALER))
+
+    for burned, code in enumerate(BURNS.split(), start=1):
+        read = t.read(code)
+        done = burned == 6
+        t.step(
+            c.DrawCard(DEVICE, read),
+            [e.CardBurned(card(code), SHOE, burned), *([e.BurnCompleted("shuffle")] if done else [])],
+            **t.took(read),
+            phase=Phase.READY if done else Phase.BURNING,
+            burn=None if done else burn("shuffle", 6 - burned),
+            counts=counts(burned=burned),
+        )
+    assert t.snap == {
+        **INITIAL,
+        "phase": Phase.READY,
+        "dealer": DEALER,
+        "shoe": 1,
+        "cut_position": 364,
+        "cards_drawn": 6,
+        "seen": {code: 1 for code in BURNS.split()},
+        "last_device_seq": {SHOE: 6},
+        "counts": counts(burned=6),
+    }
+
+
+@pytest.mark.parametrize("position", [10, 200, 364, 416])
+def test_the_cut_card_may_be_placed_at_an_explicit_position(position: int) -> None:
+    t = Table()
+    t.do(c.ConfirmShuffle(DEALER))
+    t.step(
+        c.PlaceCutCard(DEALER, position),
+        [e.CutCardPlaced(1, position), e.BurnRequired("shuffle", 6)],
+        phase=Phase.BURNING,
+        cut_position=position,
+        burn=burn("shuffle", 6),
+    )
+
+
+@pytest.mark.parametrize("position", [-1, 0, 9, 417, 1000])
+def test_a_cut_card_out_of_range_is_refused(position: int) -> None:
+    t = Table()
+    t.do(c.ConfirmShuffle(DEALER))
+    error = t.refused(c.PlaceCutCard(DEALER, position))
+    assert error.reason == f"the cut card must leave 10 to 416 cards in front, not {position}"
+
+
+def test_the_default_cut_follows_the_configuration() -> None:
+    t = Table(ProcedureConfig(decks=6, cut_card_from_back=60, burn_after_shuffle=4))
+    t.do(c.ConfirmShuffle(DEALER))
+    t.step(
+        c.PlaceCutCard(DEALER),
+        [e.CutCardPlaced(1, 6 * 52 - 60), e.BurnRequired("shuffle", 4)],
+        phase=Phase.BURNING,
+        cut_position=252,
+        burn=burn("shuffle", 4),
+    )
+
+
+def test_a_table_that_burns_nothing_after_the_shuffle_is_ready_at_once() -> None:
+    t = Table(ProcedureConfig(burn_after_shuffle=0))
+    t.do(c.ConfirmShuffle(DEALER))
+    t.step(
+        c.PlaceCutCard(DEALER),
+        [e.CutCardPlaced(1, 364), e.BurnRequired("shuffle", 0), e.BurnCompleted("shuffle")],
+        phase=Phase.READY,
+        cut_position=364,
+    )
+    t.do(c.OpenBetting(DEALER))
+    assert t.state.phase is Phase.BETTING_OPEN
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Betting: the game number, the timer, "no more bets".
+
+
+def test_opening_betting_starts_a_round_with_a_game_number_and_a_timer() -> None:
+    t = ready_table()
+    events = t.do(c.OpenBetting(DEALER))
+    assert len(events) == 1 and isinstance(events[0], e.BettingOpened)
+    gid = events[0].game_id
+    assert TABLE in gid
+    assert "150926" in gid  # the UTC start time, hhmmss
+    assert events == [e.BettingOpened(1, gid, T0, T0 + timedelta(seconds=15))]
+    assert t.snap == {
+        **snapshot(ready_table().state),
+        "phase": Phase.BETTING_OPEN,
+        "rounds_started": 1,
+        "round": round_(1, gid, T0, T0 + timedelta(seconds=15)),
+    }
+    assert next_side(t.state) is Side.PLAYER
+    t.refused(c.OpenBetting(DEALER))
+
+
+def test_every_round_gets_its_own_game_number_from_its_own_start_time() -> None:
+    t = ready_table(ProcedureConfig(betting_seconds=20))
+    t.clock.advance(8 * 3600 + 50 * 60 + 33)  # 23:59:59
+    t.open_and_close()
+    first = t.state.round
+    assert (
+        first is not None and "235959" in first.game_id and first.closes_at == first.opened_at + timedelta(seconds=20)
+    )
+    for code in ["4H", "KD", "5S", "2C"]:
+        t.draw(code)
+    t.clock.advance(1)  # 00:00:20 the next day
+    t.do(c.OpenBetting(DEALER))
+    second = t.state.round
+    assert second is not None and second.number == 2
+    assert "000020" in second.game_id and TABLE in second.game_id
+    assert second.game_id != first.game_id
+
+
+def test_no_more_bets_is_refused_before_the_timer_ends() -> None:
+    t = ready_table()
+    t.do(c.OpenBetting(DEALER))
+    gid = t.state.round.game_id if t.state.round else ""
+    t.clock.advance(14.9)
+    error = t.refused(c.CloseBetting(DEALER))
+    assert error.phase == "betting_open"
+    assert error.expected == (
+        "CloseBetting",
+        "DrawCard",
+        "ReportCutCard",
+        "DeclareError",
+        "ReportSourceFailure",
+        "ReportDisagreement",
+    )
+    assert "this table does not allow early close" in error.reason
+    t.clock.advance(0.1)  # the timer ends
+    t.step(c.CloseBetting(DEALER), [e.BettingClosed(1, gid, False)], phase=Phase.DEALING)
+    t.refused(c.CloseBetting(DEALER))
+
+
+def test_no_more_bets_may_be_called_early_where_the_table_allows_it() -> None:
+    t = ready_table(ProcedureConfig(allow_early_close=True))
+    t.do(c.OpenBetting(DEALER))
+    gid = t.state.round.game_id if t.state.round else ""
+    t.clock.advance(3)
+    t.step(c.CloseBetting(DEALER), [e.BettingClosed(1, gid, True)], phase=Phase.DEALING)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The deal.
+
+# (name, cards in draw order, who receives each, hand-computed player total, banker total, winner)
+DEALS = [
+    ("player natural", "4H KD 5S 2C", "PBPB", 9, 2, Winner.PLAYER),
+    ("naturals and pairs", "4H QD 4S QC", "PBPB", 8, 0, Winner.PLAYER),
+    ("banker natural: the player does not draw on 5", "5H 4D KS 4C", "PBPB", 5, 8, Winner.BANKER),
+    ("both stand on 7: tie", "KH QD 7S 7C", "PBPB", 7, 7, Winner.TIE),
+    ("player third card, banker stands on 6 against a 9", "2H 6D 3S KC 9C", "PBPBP", 4, 6, Winner.BANKER),
+    ("banker 3 draws against a 7", "2H 3D 3S KC 7H 5C", "PBPBPB", 2, 8, Winner.BANKER),
+    ("banker 3 stands against an 8", "2H 3D 3S KC 8D", "PBPBP", 3, 3, Winner.TIE),
+    ("banker 6 draws against a 6", "AH 6D 4S KC 6S 9H", "PBPBPB", 1, 5, Winner.BANKER),
+    ("player stands, banker draws on 5", "3H 2D 4S 3C 4H", "PBPBB", 7, 9, Winner.BANKER),
+]
+
+
+@pytest.mark.parametrize(("codes", "sides", "player_total", "banker_total", "winner"),
+                         [deal[1:] for deal in DEALS], ids=[deal[0] for deal in DEALS])  # fmt: skip
+def test_cards_are_dealt_by_the_rules_and_the_result_recorded(
+    codes: str, sides: str, player_total: int, banker_total: int, winner: Winner
+) -> None:
+    t = dealing_table()
+    assert t.state.round is not None
+    opened = (t.state.round.number, t.state.round.game_id, t.state.round.opened_at, t.state.round.closes_at)
+    dealt: tuple[tuple[Side, Card], ...] = ()
+    draws = codes.split()
+    player = " ".join(code for code, side in zip(draws, sides, strict=True) if side == "P")
+    banker = " ".join(code for code, side in zip(draws, sides, strict=True) if side == "B")
+    result = completed(player, banker, 1, opened[1])
+    assert (result.player_total, result.banker_total, result.winner) == (player_total, banker_total, winner)
+    for position, (code, side) in enumerate(zip(draws, sides, strict=True), start=1):
+        assert next_side(t.state) is SIDES[side]
+        read = t.read(code)
+        dealt_event = e.CardDealt(1, position, SIDES[side], card(code), SHOE, read.device_seq)
+        dealt = (*dealt, (SIDES[side], card(code)))
+        if position < len(draws):
+            t.step(
+                c.DrawCard(DEVICE, read),
+                [dealt_event],
+                **t.took(read),
+                round=round_(*opened, dealt=dealt),
+                counts=counts(burned=6, dealt=position),
+            )
+        else:
+            t.step(
+                c.DrawCard(DEVICE, read),
+                [dealt_event, result],
+                **t.took(read),
+                phase=Phase.READY,
+                round=None,
+                counts=counts(burned=6, dealt=position, rounds=1),
+                last_result=result,
+            )
+    # No hand ever takes another card: the next one is not due.
+    extra = t.read("9D")
+    t.step(
+        c.DrawCard(DEVICE, extra),
+        [e.TableSuspended("card_not_due", "no card is due in phase ready", card("9D"), SHOE, extra.device_seq)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.CARD_NOT_DUE, "no card is due in phase ready", Phase.READY, extra),
+        cards_drawn=t.snap["cards_drawn"] + 1,
+        counts=counts(burned=6, dealt=len(draws), rounds=1, set_aside=1),
+    )
+
+
+def test_the_result_carries_naturals_and_pairs() -> None:
+    t = dealing_table("4H QD 4S")
+    events = t.draw("QC")
+    result = events[-1]
+    assert isinstance(result, e.RoundCompleted)
+    assert (result.natural, result.player_pair, result.banker_pair) == (True, True, True)
+    t = dealing_table("KH QD 7S")
+    result = t.draw("7C")[-1]
+    assert isinstance(result, e.RoundCompleted)
+    assert (result.winner, result.natural, result.player_pair, result.banker_pair) == (Winner.TIE, False, False, False)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Errors that suspend the table.
+
+
+def test_a_card_while_betting_is_open_suspends_and_nothing_is_dealt() -> None:
+    t = ready_table()
+    t.do(c.OpenBetting(DEALER))
+    detail = "a card came out while betting was open"
+    read = t.read("QH")
+    t.step(
+        c.DrawCard(DEVICE, read),
+        [e.TableSuspended("card_while_betting", detail, card("QH"), SHOE, read.device_seq)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.CARD_WHILE_BETTING, detail, Phase.BETTING_OPEN, read),
+        cards_drawn=7,
+        counts=counts(burned=6, set_aside=1),
+    )
+    assert t.state.round is not None and t.state.round.dealt == ()
+    assert t.state.copies_seen(card("QH")) == 0 and dict(t.state.last_device_seq) == {SHOE: 6}
+    # The pit boss lets play go on: 3 cards burned, then betting is open again, and the round is dealt from scratch.
+    t.step(
+        c.ContinuePlay(BOSS, "card set aside"),
+        [e.PlayContinued(BOSS, "card set aside"), e.BurnRequired("error", 3, BOSS)],
+        phase=Phase.BURNING,
+        suspension=None,
+        burn=burn("error", 3, Phase.BETTING_OPEN, BOSS),
+    )
+    for code in ["8C", "9C", "10C"]:
+        t.draw(code)
+    assert t.state.phase is Phase.BETTING_OPEN and t.state.burn is None
+    t.clock.advance(15)
+    t.do(c.CloseBetting(DEALER))
+    assert [type(event) for event in t.draw("4H")] == [e.CardDealt]
+    assert t.state.round is not None and t.state.round.dealt == ((Side.PLAYER, card("4H")),)
+
+
+def test_a_card_when_none_is_due_suspends() -> None:
+    t = ready_table()
+    read = t.read("QH")
+    detail = "no card is due in phase ready"
+    t.step(
+        c.DrawCard(DEVICE, read),
+        [e.TableSuspended("card_not_due", detail, card("QH"), SHOE, 7)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.CARD_NOT_DUE, detail, Phase.READY, read),
+        cards_drawn=7,
+        counts=counts(burned=6, set_aside=1),
+    )
+    # A pit boss cannot turn a card that was not due into a dealt one, nor void a round that is not there.
+    assert "where no card is due" in t.refused(c.CorrectCard(BOSS, 0, card("QD"), "misread")).reason
+    assert "no round is in play" in t.refused(c.VoidRound(BOSS, "misdeal")).reason
+    t.step(
+        c.ContinuePlay(BOSS, "burned"),
+        [e.PlayContinued(BOSS, "burned"), e.BurnRequired("error", 3, BOSS)],
+        phase=Phase.BURNING,
+        suspension=None,
+        burn=burn("error", 3, Phase.READY, BOSS),
+    )
+
+
+def test_an_unreadable_card_suspends_and_a_pit_boss_correction_deals_it() -> None:
+    t = dealing_table("2H 3D")
+    assert t.state.round is not None
+    opened = (1, t.state.round.game_id, t.state.round.opened_at, t.state.round.closes_at)
+    dealt = ((Side.PLAYER, card("2H")), (Side.BANKER, card("3D")))
+    before = t.snap
+    unreadable = t.read(None)
+    detail = "shoe-1 could not read the card"
+    t.step(
+        c.DrawCard(DEVICE, unreadable),
+        [e.TableSuspended("unreadable_card", detail, None, SHOE, 9)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.UNREADABLE_CARD, detail, Phase.DEALING, unreadable),
+        cards_drawn=9,
+        counts=counts(burned=6, dealt=2, set_aside=1),
+    )
+    t.refused(c.CorrectCard(BOSS, 0, card("QH"), "  "))  # a correction needs a reason
+    t.step(
+        c.CorrectCard(BOSS, 0, card("QH"), "read by hand"),
+        [e.CardCorrected(1, 0, None, card("QH"), "read by hand", BOSS)],
+        suspension=suspension(
+            SuspensionReason.UNREADABLE_CARD, detail, Phase.DEALING, unreadable, corrected=card("QH")
+        ),
+        counts=counts(burned=6, dealt=2, set_aside=1, corrections=1),
+    )
+    took = t.took(unreadable, card("QH"))
+    t.step(
+        c.ContinuePlay(BOSS, "corrected"),
+        [
+            e.PlayContinued(BOSS, "corrected"),
+            e.CardDealt(1, 3, Side.PLAYER, card("QH"), SHOE, 9),
+            e.BurnRequired("error", 3, BOSS),
+        ],
+        phase=Phase.BURNING,
+        suspension=None,
+        burn=burn("error", 3, Phase.DEALING, BOSS),
+        round=round_(*opened, dealt=(*dealt, (Side.PLAYER, card("QH")))),
+        counts=counts(burned=6, dealt=3, corrections=1),
+        cards_drawn=before["cards_drawn"] + 1,  # the read, dealt as corrected: drawn once
+        seen=took["seen"],
+        last_device_seq={SHOE: 9},
+    )
+    for code in ["8C", "9C", "10C"]:
+        t.draw(code)
+    assert t.log[-1] == e.BurnCompleted("error")
+    assert t.state.phase is Phase.DEALING and t.state.burn is None and next_side(t.state) is Side.BANKER
+    t.draw("KC")
+    t.draw("7H")
+    result = t.draw("5C")[-1]
+    assert result == completed("2H QH 7H", "3D KC 5C", 1, opened[1])
+    assert (result.winner, result.player_total, result.banker_total) == (Winner.PLAYER, 9, 8)
+    assert t.snap["counts"] == counts(dealt=6, burned=9, corrections=1, rounds=1)
+
+
+@pytest.mark.parametrize(
+    ("seq", "source", "suspends"),
+    [
+        (20, SHOE, True),  # the same read reported again
+        (21, SHOE, False),
+        (1, SHOE, False),  # device counters wrap round and restart: only a repeat counts
+        (20, "scanner-2", False),  # another device's numbering
+    ],
+)
+def test_a_read_whose_device_sequence_comes_again_suspends(seq: int, source: str, suspends: bool) -> None:
+    t = dealing_table()
+    t.draw("2H", seq=20)
+    read = t.read("3D", seq=seq, source=source)
+    if not suspends:
+        assert [type(event) for event in t.do(c.DrawCard(DEVICE, read))] == [e.CardDealt]
+        return
+    detail = f"shoe-1 reported sequence {seq} again"
+    t.step(
+        c.DrawCard(DEVICE, read),
+        [e.TableSuspended("duplicate_read", detail, card("3D"), SHOE, seq)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.DUPLICATE_READ, detail, Phase.DEALING, read),
+        cards_drawn=8,
+        counts=counts(burned=6, dealt=1, set_aside=1),
+    )
+
+
+def test_reads_without_a_device_sequence_are_never_duplicates() -> None:
+    t = dealing_table()
+    t.draw("2H", seq=None)
+    t.draw("2H", seq=None)
+    assert t.state.phase is Phase.DEALING and t.state.copies_seen(card("2H")) == 2
+
+
+def test_more_copies_of_a_card_than_the_shoe_holds_suspends() -> None:
+    config = ProcedureConfig(decks=1, cut_card_from_back=10)
+    t = dealing_table("KH", config, burns="AS 2S 3S 4S 5S 6S")
+    assert t.state.cut_position == 42
+    read = t.read("AS")
+    detail = "AS seen 2 times; the shoe holds 1"
+    t.step(
+        c.DrawCard(DEVICE, read),
+        [e.TableSuspended("too_many_copies", detail, card("AS"), SHOE, 8)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.TOO_MANY_COPIES, detail, Phase.DEALING, read),
+        cards_drawn=8,
+        counts=counts(burned=6, dealt=1, set_aside=1),
+    )
+
+
+def test_the_ninth_copy_in_an_eight_deck_shoe_suspends() -> None:
+    t = dealing_table("QS QS QS", burns="QS QS QS QS QS 9H")
+    assert t.state.copies_seen(card("QS")) == 8
+    events = t.draw("QS")
+    assert events == [e.TableSuspended("too_many_copies", "QS seen 9 times; the shoe holds 8", card("QS"), SHOE, 10)]
+
+
+@pytest.mark.parametrize("phase", [Phase.BURNING, Phase.BETTING_OPEN, Phase.DEALING])
+def test_a_source_failure_in_play_suspends(phase: Phase) -> None:
+    if phase is Phase.BURNING:
+        t = Table()
+        t.do(c.ConfirmShuffle(DEALER))
+        t.do(c.PlaceCutCard(DEALER))
+    elif phase is Phase.BETTING_OPEN:
+        t = ready_table()
+        t.do(c.OpenBetting(DEALER))
+    else:
+        t = dealing_table("2H 3D")
+    detail = "shoe-1 failed: cable unplugged"
+    t.step(
+        c.ReportSourceFailure("system:supervisor", SHOE, "cable unplugged"),
+        [e.TableSuspended("source_failed", detail)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.SOURCE_FAILED, detail, phase),
+    )
+
+
+def test_a_source_failure_between_rounds_changes_nothing() -> None:
+    t = ready_table()
+    t.step(c.ReportSourceFailure("system:supervisor", SHOE, "cable unplugged"), [])
+    fresh = Table()
+    fresh.refused(c.ReportSourceFailure("system:supervisor", SHOE))
+
+
+@pytest.mark.parametrize(("kind", "detail", "logged"), [("card_exposed", "3rd card flipped", "card_exposed: 3rd card "
+                                                         "flipped"), ("misdeal", "", "misdeal")])  # fmt: skip
+def test_an_error_the_dealer_declares_suspends(kind: str, detail: str, logged: str) -> None:
+    t = dealing_table("2H 3D")
+    t.step(
+        c.DeclareError(DEALER, kind, detail),
+        [e.TableSuspended("dealer_declared", logged)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.DEALER_DECLARED, logged, Phase.DEALING),
+    )
+
+
+def test_sources_that_disagree_suspend_with_the_first_read_set_aside() -> None:
+    t = dealing_table("2H")
+    shoe_read = t.read("QH")
+    camera_read = c.CardRead(card("QD"), "camera-1", None, 0.91, "crop-17")
+    t.step(
+        c.ReportDisagreement("system:supervisor", "shoe QH, camera QD", (shoe_read, camera_read)),
+        [e.TableSuspended("sources_disagree", "shoe QH, camera QD", card("QH"), SHOE, 8)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.SOURCES_DISAGREE, "shoe QH, camera QD", Phase.DEALING, shoe_read),
+        cards_drawn=8,
+        counts=counts(burned=6, dealt=1, set_aside=1),
+    )
+    t.do(c.CorrectCard(BOSS, 0, card("QD"), "the camera is right"))
+    events = t.do(c.ContinuePlay(BOSS, "resolved"))
+    assert events[1] == e.CardDealt(1, 2, Side.BANKER, card("QD"), SHOE, 8)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# While suspended.
+
+
+def suspended_table() -> Table:
+    t = dealing_table("2H 6D")
+    t.draw(None)  # unreadable: the table waits for the pit boss
+    assert t.state.phase is Phase.SUSPENDED
+    return t
+
+
+def test_cards_read_while_suspended_are_logged_and_set_aside() -> None:
+    t = suspended_table()
+    held = t.snap["suspension"]
+    for code in ("QH", None):
+        read = t.read(code)
+        t.step(
+            c.DrawCard(DEVICE, read),
+            [e.CardReadWhileSuspended(read.card, SHOE, read.device_seq)],
+            cards_drawn=t.snap["cards_drawn"] + 1,
+            counts={**t.snap["counts"], "set_aside": t.snap["counts"]["set_aside"] + 1},
+        )
+    assert t.snap["suspension"] == held
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        c.OpenBetting(DEALER),
+        c.CloseBetting(DEALER),
+        c.ConfirmShuffle(DEALER),
+        c.PlaceCutCard(DEALER),
+        c.ChangeDealer(DEALER, "dealer:cid"),
+        c.DeclareError(DEALER, "misdeal"),
+        c.ReportSourceFailure("system:supervisor", SHOE),
+        c.ReportDisagreement("system:supervisor", "differ"),
+    ],
+    ids=lambda command: type(command).__name__,
+)
+def test_dealer_commands_are_refused_while_suspended(command: c.Command) -> None:
+    assert suspended_table().refused(command).reason == "not allowed now"
+
+
+@pytest.mark.parametrize("actor", ["dealer:x", "device:shoe-1", "system:sim", "bob", "pitboss:bob"])
+def test_only_a_pit_boss_decides(actor: str) -> None:
+    t = suspended_table()
+    for command in (
+        c.CorrectCard(actor, 0, card("QH"), "misread"),
+        c.ContinuePlay(actor, "fine"),
+        c.VoidRound(actor, "misdeal"),
+    ):
+        assert t.refused(command).reason == f"only a pit boss may decide, not {actor}"
+
+
+def test_the_dealer_on_duty_cannot_resolve_their_own_error() -> None:
+    t = suspended_table()
+    assert t.state.dealer == DEALER
+    for command in (
+        c.CorrectCard("pit_boss:ann", 0, card("QH"), "misread"),
+        c.ContinuePlay("pit_boss:ann", "fine"),
+        c.VoidRound("pit_boss:ann", "misdeal"),
+    ):
+        assert t.refused(command).reason == "the dealer on duty cannot resolve an error at their own table"
+
+
+@pytest.mark.parametrize("new_dealer", ["dealer:cid", "cid"])
+def test_after_a_dealer_change_the_new_dealer_on_duty_is_the_one_refused(new_dealer: str) -> None:
+    t = ready_table()
+    t.do(c.ChangeDealer(DEALER, new_dealer))
+    t.draw("9S")
+    t.open_and_close()
+    t.draw(None)
+    assert t.state.dealer == new_dealer
+    t.refused(c.ContinuePlay("pit_boss:cid", "fine"))
+    events = t.do(c.ContinuePlay("pit_boss:ann", "fine"))  # Ann is off duty now
+    assert events[0] == e.PlayContinued("pit_boss:ann", "fine")
+
+
+def test_a_correction_of_a_dealt_card_keeps_the_original_in_the_log() -> None:
+    t = dealing_table("2H 6D 3S KC")  # Player 5 draws; Banker 6
+    assert t.state.round is not None
+    opened = (1, t.state.round.game_id, t.state.round.opened_at, t.state.round.closes_at)
+    t.do(c.DeclareError(DEALER, "wrong_card", "the shoe misread the 3rd card"))
+    seen = {**t.snap["seen"], "3S": t.snap["seen"]["3S"] - 1, "4S": 1}
+    t.step(
+        c.CorrectCard(BOSS, 3, card("4S"), "camera shows 4S"),
+        [e.CardCorrected(1, 3, card("3S"), card("4S"), "camera shows 4S", BOSS)],
+        round=round_(*opened, dealt=tuple(zip(
+            (Side.PLAYER, Side.BANKER, Side.PLAYER, Side.BANKER), cards("2H 6D 4S KC"), strict=True))),
+        seen={code: n for code, n in seen.items() if n},
+        counts=counts(burned=6, dealt=4, corrections=1),
+    )  # fmt: skip
+    assert e.CardDealt(1, 3, Side.PLAYER, card("3S"), SHOE, 9) in t.log  # the original read stays in the log
+    # With 4S the Player has 6 and stands, the Banker 6 stands: continuing completes the round.
+    result = completed("2H 4S", "6D KC", 1, opened[1])
+    assert (result.winner, result.player_total, result.banker_total) == (Winner.TIE, 6, 6)
+    t.step(
+        c.ContinuePlay(BOSS, "corrected"),
+        [e.PlayContinued(BOSS, "corrected"), result, e.BurnRequired("error", 3, BOSS)],
+        phase=Phase.BURNING,
+        round=None,
+        suspension=None,
+        burn=burn("error", 3, Phase.READY, BOSS),
+        last_result=result,
+        counts=counts(burned=6, dealt=4, corrections=1, rounds=1),
+    )
+
+
+def test_a_correction_that_makes_the_dealt_cards_impossible_is_refused() -> None:
+    t = dealing_table("2H 3D 3S KC 7H")  # Player 5 drew a 7; Banker 3 must draw
+    t.do(c.DeclareError(DEALER, "wrong_card"))
+    # With 5S the Player would have had 7 and stood: no third card could have been dealt.
+    error = t.refused(c.CorrectCard(BOSS, 3, card("5S"), "camera shows 5S"))
+    assert "break the rules" in error.reason and "void the round instead" in error.reason
+    assert "is not a card of this round (1 to 5)" in t.refused(c.CorrectCard(BOSS, 6, card("5S"), "x")).reason
+    assert "no card read is waiting" in t.refused(c.CorrectCard(BOSS, 0, card("5S"), "x")).reason
+
+
+def test_a_correction_may_not_complete_the_deal_while_a_corrected_read_waits() -> None:
+    t = dealing_table("2H 6D 3S KC")  # Player 5 draws next
+    t.draw(None)
+    t.do(c.CorrectCard(BOSS, 0, card("9H"), "read by hand"))
+    error = t.refused(c.CorrectCard(BOSS, 3, card("4S"), "camera shows 4S"))  # Player 6 would stand
+    assert "complete" in error.reason
+    t = dealing_table("2H 6D 3S KC")
+    t.draw(None)
+    t.do(c.CorrectCard(BOSS, 3, card("4S"), "camera shows 4S"))  # completes the deal: the read has no place
+    assert "complete" in t.refused(c.CorrectCard(BOSS, 0, card("9H"), "read by hand")).reason
+    events = t.do(c.ContinuePlay(BOSS, "the read is set aside"))
+    assert [type(event) for event in events] == [e.PlayContinued, e.RoundCompleted, e.BurnRequired]
+    assert t.state.counts.set_aside == 1
+
+
+def test_a_correction_during_an_error_burn_may_not_complete_the_deal() -> None:
+    t = dealing_table("2H 6D 3S KC")
+    t.do(c.DeclareError(DEALER, "card_exposed"))
+    t.do(c.ContinuePlay(BOSS, "go on"))
+    t.draw("8C")
+    t.do(c.DeclareError(DEALER, "card_dropped"))
+    assert t.state.suspension is not None and t.state.suspension.resume is Phase.BURNING
+    assert "complete" in t.refused(c.CorrectCard(BOSS, 3, card("4S"), "camera shows 4S")).reason
+    t.do(c.CorrectCard(BOSS, 3, card("AS"), "camera shows AS"))  # Player 3 still draws: allowed
+    t.do(c.ContinuePlay(BOSS, "go on"))
+    assert t.state.burn is not None and t.state.burn.remaining == 5
+    for code in ["8C", "8C", "8C", "8C", "8C"]:
+        t.draw(code)
+    assert t.state.phase is Phase.DEALING and next_side(t.state) is Side.PLAYER
+
+
+def test_resolving_an_error_burns_three_cards_on_the_pit_boss_approval_then_play_resumes() -> None:
+    t = dealing_table("2H 6D")
+    t.do(c.DeclareError(DEALER, "card_exposed"))
+    t.step(
+        c.ContinuePlay(BOSS, "exposed card is fine"),
+        [e.PlayContinued(BOSS, "exposed card is fine"), e.BurnRequired("error", 3, BOSS)],
+        phase=Phase.BURNING,
+        suspension=None,
+        burn=burn("error", 3, Phase.DEALING, BOSS),
+    )
+    t.refused(c.OpenBetting(DEALER))
+    for left, code in zip((2, 1), ("8C", "9C"), strict=True):
+        read = t.read(code)
+        t.step(
+            c.DrawCard(DEVICE, read),
+            [e.CardBurned(card(code), SHOE, read.device_seq)],
+            **t.took(read),
+            burn=burn("error", left, Phase.DEALING, BOSS),
+            counts={**t.snap["counts"], "burned": t.snap["counts"]["burned"] + 1},
+        )
+    read = t.read("10C")
+    t.step(
+        c.DrawCard(DEVICE, read),
+        [e.CardBurned(card("10C"), SHOE, read.device_seq), e.BurnCompleted("error")],
+        **t.took(read),
+        phase=Phase.DEALING,
+        burn=None,
+        counts=counts(burned=9, dealt=2),
+    )
+    assert next_side(t.state) is Side.PLAYER
+    assert [type(event) for event in t.draw("3S")] == [e.CardDealt]
+
+
+def test_an_error_during_a_burn_adds_its_cards_to_the_burn() -> None:
+    t = Table()
+    t.do(c.ConfirmShuffle(DEALER))
+    t.do(c.PlaceCutCard(DEALER))
+    t.draw("2C")
+    t.draw("3C")
+    t.do(c.DeclareError(DEALER, "card_dropped"))
+    t.step(
+        c.ContinuePlay(BOSS, "dropped card burned"),
+        [e.PlayContinued(BOSS, "dropped card burned"), e.BurnRequired("error", 3, BOSS)],
+        phase=Phase.BURNING,
+        suspension=None,
+        burn=burn("shuffle", 7, Phase.READY, BOSS),
+    )
+    for _ in range(6):
+        t.draw("4C")
+    assert t.state.phase is Phase.BURNING
+    assert t.draw("4C")[-1] == e.BurnCompleted("shuffle")
+    assert t.state.phase is Phase.READY and t.state.counts.burned == 9
+
+
+def test_a_table_that_burns_nothing_after_an_error_resumes_at_once() -> None:
+    t = dealing_table("2H 6D", ProcedureConfig(burn_after_error=0))
+    t.do(c.DeclareError(DEALER, "card_exposed"))
+    t.step(
+        c.ContinuePlay(BOSS, "fine"),
+        [e.PlayContinued(BOSS, "fine")],
+        phase=Phase.DEALING,
+        suspension=None,
+    )
+
+
+def test_voiding_a_round_burns_three_cards_then_the_table_is_ready() -> None:
+    t = dealing_table("2H 6D 3S")
+    assert t.state.round is not None
+    gid = t.state.round.game_id
+    t.do(c.DeclareError(DEALER, "misdeal"))
+    assert "a void needs a reason" in t.refused(c.VoidRound(BOSS, " ")).reason
+    t.step(
+        c.VoidRound(BOSS, "misdeal"),
+        [e.RoundVoided(1, gid, "misdeal", BOSS), e.BurnRequired("error", 3, BOSS)],
+        phase=Phase.BURNING,
+        round=None,
+        suspension=None,
+        burn=burn("error", 3, Phase.READY, BOSS),
+        counts=counts(burned=6, dealt=3, voids=1),
+    )
+    for code in ["8C", "9C", "10C"]:
+        t.draw(code)
+    assert (
+        t.snap["phase"] is Phase.READY
+        and t.snap["burn"] is None
+        and t.snap["counts"] == counts(burned=9, dealt=3, voids=1)
+    )
+    t.do(c.OpenBetting(DEALER))
+    assert t.state.round is not None and t.state.round.number == 2
+
+
+def test_voiding_a_round_during_its_error_burn_keeps_the_burn_going() -> None:
+    t = dealing_table("2H 6D")
+    t.do(c.DeclareError(DEALER, "card_exposed"))
+    t.do(c.ContinuePlay(BOSS, "go on"))
+    t.draw("8C")
+    t.do(c.DeclareError(DEALER, "misdeal"))
+    assert t.state.round is not None
+    gid = t.state.round.game_id
+    t.step(
+        c.VoidRound(BOSS, "misdeal"),
+        [e.RoundVoided(1, gid, "misdeal", BOSS), e.BurnRequired("error", 3, BOSS)],
+        phase=Phase.BURNING,
+        round=None,
+        suspension=None,
+        burn=burn("error", 5, Phase.READY, BOSS),
+        counts={**t.snap["counts"], "voids": 1},
+    )
+    for _ in range(5):
+        t.draw("9C")
+    assert t.log[-1] == e.BurnCompleted("error") and t.state.phase is Phase.READY
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The cut card and the end of the shoe.
+
+
+def test_the_cut_card_mid_round_makes_it_the_last_hand_and_the_shoe_ends() -> None:
+    t = dealing_table("4H KD")
+    assert t.state.round is not None
+    gid = t.state.round.game_id
+    t.step(c.ReportCutCard(DEVICE, "shoe"), [e.CutCardAppeared("shoe", 1)], last_round=1)
+    t.step(c.ReportCutCard(DEALER), [])  # a second report changes nothing
+    t.draw("5S")
+    read = t.read("2C")
+    result = completed("4H 5S", "KD 2C", 1, gid, last_hand=True)
+    summary = e.ShoeEnded(
+        shoe=1,
+        rounds=1,
+        voids=0,
+        corrections=0,
+        cards_dealt=4,
+        cards_burned=6,
+        cards_set_aside=0,
+        composition_ok=True,
+        composition_detail="10 cards out of 416, no card over 8",
+    )
+    t.step(
+        c.DrawCard(DEVICE, read),
+        [e.CardDealt(1, 4, Side.BANKER, card("2C"), SHOE, 10), result, summary],
+        **t.took(read),
+        phase=Phase.AWAITING_SHUFFLE,
+        round=None,
+        cut_position=None,
+        last_result=result,
+        counts=counts(burned=6, dealt=4, rounds=1),
+    )
+    assert t.state.cards_drawn == 10
+
+
+def test_the_shoe_summary_counts_rounds_cards_voids_and_corrections() -> None:
+    t = ready_table()
+    t.open_and_close()
+    for code in ["4H", "KD", "5S", "2C"]:  # round 1: natural
+        t.draw(code)
+    t.open_and_close()  # round 2: an unreadable card, corrected, and a stray card set aside
+    t.draw("2H")
+    t.draw("6D")
+    t.draw(None)
+    t.draw("9S")
+    t.do(c.CorrectCard(BOSS, 0, card("3S"), "read by hand"))
+    t.do(c.ContinuePlay(BOSS, "corrected"))
+    for code in ["7C", "8C", "9C", "KC", "9H"]:
+        t.draw(code)
+    assert isinstance(t.log[-1], e.RoundCompleted) and t.log[-1].round == 2
+    t.open_and_close()  # round 3: voided
+    t.draw("AH")
+    t.do(c.DeclareError(DEALER, "misdeal"))
+    t.do(c.VoidRound(BOSS, "misdeal"))
+    for code in ["JC", "QC", "KH"]:
+        t.draw(code)
+    t.step(c.ReportCutCard(DEALER), [e.CutCardAppeared("dealer", 4)], last_round=4)
+    t.open_and_close()  # round 4: the last hand
+    for code in ["4S", "QD", "5D"]:
+        t.draw(code)
+    assert t.state.round is not None
+    gid = t.state.round.game_id
+    events = t.draw("2S")
+    assert events[1] == completed("4S 5D", "QD 2S", 4, gid, last_hand=True)
+    assert events[2] == e.ShoeEnded(
+        shoe=1,
+        rounds=3,
+        voids=1,
+        corrections=1,
+        cards_dealt=14,
+        cards_burned=12,
+        cards_set_aside=1,
+        composition_ok=True,
+        composition_detail="27 cards out of 416, no card over 8",
+    )
+    assert t.state.cards_drawn == 27 and t.state.phase is Phase.AWAITING_SHUFFLE
+
+
+def test_the_shoe_summary_flags_more_copies_than_the_shoe_holds() -> None:
+    config = ProcedureConfig(decks=1, cut_card_from_back=10)
+    t = dealing_table("4H KD 5H", config, burns="AS 2S 3S 4S 5S 6S")
+    t.do(c.ReportCutCard(DEVICE, "shoe"))
+    t.draw(None)
+    t.do(c.CorrectCard(BOSS, 0, card("AS"), "the pit boss says so"))  # a second ace of spades from a 1-deck shoe
+    events = t.do(c.ContinuePlay(BOSS, "corrected"))
+    assert events[-1] == e.ShoeEnded(
+        shoe=1,
+        rounds=1,
+        voids=0,
+        corrections=1,
+        cards_dealt=4,
+        cards_burned=6,
+        cards_set_aside=0,
+        composition_ok=False,
+        composition_detail="more copies than the shoe holds: AS × 2",
+    )
+
+
+def test_the_cut_card_between_rounds_makes_the_next_round_the_last() -> None:
+    t = dealing_table("4H KD 5S 2C")
+    t.step(c.ReportCutCard(DEALER), [e.CutCardAppeared("dealer", 2)], last_round=2)
+    assert isinstance(t.log[-2], e.RoundCompleted) and t.log[-2].last_hand is False
+    t.open_and_close()
+    for code in ["KH", "QD", "7S"]:
+        t.draw(code)
+    events = t.draw("7C")
+    assert [type(event) for event in events] == [e.CardDealt, e.RoundCompleted, e.ShoeEnded]
+    assert isinstance(events[1], e.RoundCompleted) and events[1].last_hand and events[1].round == 2
+    assert t.state.phase is Phase.AWAITING_SHUFFLE
+
+
+def test_one_more_hand_after_the_cut_card() -> None:
+    t = dealing_table("4H KD", ProcedureConfig(one_more_hand=True))
+    t.step(c.ReportCutCard(DEVICE, "shoe"), [e.CutCardAppeared("shoe", 2)], last_round=2)
+    t.draw("5S")
+    events = t.draw("2C")
+    assert [type(event) for event in events] == [e.CardDealt, e.RoundCompleted]
+    assert isinstance(events[1], e.RoundCompleted) and events[1].last_hand is False
+    assert t.state.phase is Phase.READY
+    t.open_and_close()
+    for code in ["KH", "QD", "7S"]:
+        t.draw(code)
+    events = t.draw("7C")
+    assert [type(event) for event in events] == [e.CardDealt, e.RoundCompleted, e.ShoeEnded]
+    assert isinstance(events[1], e.RoundCompleted) and events[1].last_hand
+
+
+def test_one_more_hand_after_a_void_with_no_error_burn() -> None:
+    t = dealing_table("4H", ProcedureConfig(one_more_hand=True, burn_after_error=0))
+    t.do(c.DeclareError(DEALER, "misdeal"))
+    t.do(c.VoidRound(BOSS, "misdeal"))
+    assert t.snap["suspension"] is None and t.state.phase is Phase.READY
+    t.step(c.ReportCutCard(DEALER), [e.CutCardAppeared("dealer", 3)], last_round=3)
+
+
+def test_the_cut_card_while_suspended_mid_round_makes_that_round_the_last() -> None:
+    t = dealing_table("4H KD")
+    t.do(c.DeclareError(DEALER, "card_exposed"))
+    t.step(c.ReportCutCard(DEVICE, "shoe"), [e.CutCardAppeared("shoe", 1)], last_round=1)
+    events = t.do(c.VoidRound(BOSS, "misdeal"))
+    assert [type(event) for event in events] == [e.RoundVoided, e.ShoeEnded]
+    assert isinstance(events[1], e.ShoeEnded) and (events[1].rounds, events[1].voids) == (0, 1)
+    assert t.state.phase is Phase.AWAITING_SHUFFLE and t.state.burn is None
+
+
+def test_after_the_shoe_ends_no_card_is_accepted_and_no_round_opens_until_a_new_shuffle_and_cut() -> None:
+    t = dealing_table("4H KD 5S")
+    t.do(c.ReportCutCard(DEVICE, "shoe"))
+    t.draw("2C")
+    assert t.state.phase is Phase.AWAITING_SHUFFLE
+    t.refused(c.OpenBetting(DEALER))
+    t.refused(c.ReportCutCard(DEVICE, "shoe"))
+    read = t.read("9H")
+    detail = "no card is due in phase awaiting_shuffle"
+    t.step(
+        c.DrawCard(DEVICE, read),
+        [e.TableSuspended("card_not_due", detail, card("9H"), SHOE, read.device_seq)],
+        phase=Phase.SUSPENDED,
+        suspension=suspension(SuspensionReason.CARD_NOT_DUE, detail, Phase.AWAITING_SHUFFLE, read),
+        cards_drawn=t.snap["cards_drawn"] + 1,
+        counts={**t.snap["counts"], "set_aside": 1},
+    )
+    t.refused(c.OpenBetting(DEALER))
+    t.step(
+        c.ContinuePlay(BOSS, "card put aside"),
+        [e.PlayContinued(BOSS, "card put aside")],
+        phase=Phase.AWAITING_SHUFFLE,
+        suspension=None,
+    )
+    t.refused(c.OpenBetting(DEALER))
+    t.step(c.ConfirmShuffle(DEALER), [e.ShuffleConfirmed(2, DEALER)], phase=Phase.AWAITING_CUT, shoe=2)
+    t.refused(c.OpenBetting(DEALER))
+    t.draw("QH")  # not due before the cut either
+    assert t.state.suspension is not None and t.state.suspension.resume is Phase.AWAITING_CUT
+    t.do(c.ContinuePlay(BOSS, "card put aside"))
+    assert t.state.phase is Phase.AWAITING_CUT
+    t.step(
+        c.PlaceCutCard(DEALER, 300),
+        [e.CutCardPlaced(2, 300), e.BurnRequired("shuffle", 6)],
+        phase=Phase.BURNING,
+        cut_position=300,
+        burn=burn("shuffle", 6),
+        cards_drawn=0,
+        seen={},
+        last_device_seq={},
+        last_round=None,
+        counts=counts(),
+    )
+    for code in BURNS.split():
+        t.draw(code)
+    t.do(c.OpenBetting(DEALER))
+    assert t.state.round is not None and t.state.round.number == 2  # round numbers run on across shoes
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Dealer changes.
+
+
+def test_a_dealer_change_between_rounds_burns_one_card_before_the_next_round() -> None:
+    t = dealing_table("4H KD 5S 2C")
+    t.step(
+        c.ChangeDealer(DEALER, "dealer:cid"),
+        [e.DealerChanged("dealer:cid"), e.BurnRequired("dealer_change", 1)],
+        dealer="dealer:cid",
+        phase=Phase.BURNING,
+        burn=burn("dealer_change", 1),
+    )
+    t.refused(c.OpenBetting("dealer:cid"))
+    read = t.read("9S")
+    t.step(
+        c.DrawCard(DEVICE, read),
+        [e.CardBurned(card("9S"), SHOE, read.device_seq), e.BurnCompleted("dealer_change")],
+        **t.took(read),
+        phase=Phase.READY,
+        burn=None,
+        counts=counts(burned=7, dealt=4, rounds=1),
+    )
+    assert [type(event) for event in t.do(c.OpenBetting("dealer:cid"))] == [e.BettingOpened]
+
+
+def test_a_dealer_change_before_the_cut_needs_no_burn_of_its_own() -> None:
+    t = Table()
+    t.step(c.ChangeDealer("system:roster", "dealer:cid"), [e.DealerChanged("dealer:cid")], dealer="dealer:cid")
+    t.step(c.ConfirmShuffle("dealer:cid"), [e.ShuffleConfirmed(1, "dealer:cid")], phase=Phase.AWAITING_CUT, shoe=1)
+    t.step(c.ChangeDealer("dealer:cid", "dealer:dee"), [e.DealerChanged("dealer:dee")], dealer="dealer:dee")
+    assert "name the dealer" in t.refused(c.ChangeDealer("dealer:dee", " ")).reason
+
+
+@pytest.mark.parametrize("phase", [Phase.BURNING, Phase.BETTING_OPEN, Phase.DEALING, Phase.SUSPENDED])
+def test_no_dealer_change_mid_play(phase: Phase) -> None:
+    table_in(phase).refused(c.ChangeDealer(DEALER, "dealer:cid"))
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The transition table, pair by pair.
+
+COMMAND_TYPES = sorted(
+    (cls for cls in vars(c).values() if isinstance(cls, type) and issubclass(cls, c.Command) and cls is not c.Command),
+    key=lambda cls: cls.__name__,
+)
+
+# One command of each type, legal in the phase's representative state wherever the table lists the pair.
+SAMPLES: dict[type[c.Command], c.Command] = {
+    c.ConfirmShuffle: c.ConfirmShuffle(DEALER),
+    c.PlaceCutCard: c.PlaceCutCard(DEALER),
+    c.DrawCard: c.DrawCard(DEVICE, c.CardRead(Card.parse("9S"), SHOE, 1000)),
+    c.ReportCutCard: c.ReportCutCard(DEVICE, "shoe"),
+    c.OpenBetting: c.OpenBetting(DEALER),
+    c.CloseBetting: c.CloseBetting(DEALER),
+    c.ChangeDealer: c.ChangeDealer(DEALER, "dealer:cid"),
+    c.DeclareError: c.DeclareError(DEALER, "card_exposed"),
+    c.ReportSourceFailure: c.ReportSourceFailure("system:supervisor", SHOE, "cable"),
+    c.ReportDisagreement: c.ReportDisagreement("system:supervisor", "shoe and camera differ"),
+    c.CorrectCard: c.CorrectCard(BOSS, 0, Card.parse("QH"), "read by hand"),
+    c.ContinuePlay: c.ContinuePlay(BOSS, "resolved"),
+    c.VoidRound: c.VoidRound(BOSS, "misdeal"),
+}
+
+
+def table_in(phase: Phase) -> Table:
+    """A representative table in `phase` (suspended: mid-round, on an unreadable card)."""
+    if phase is Phase.AWAITING_SHUFFLE:
+        t = Table()
+    elif phase is Phase.AWAITING_CUT:
+        t = Table()
+        t.do(c.ConfirmShuffle(DEALER))
+    elif phase is Phase.BURNING:
+        t = Table()
+        t.do(c.ConfirmShuffle(DEALER))
+        t.do(c.PlaceCutCard(DEALER))
+    elif phase is Phase.READY:
+        t = ready_table()
+    elif phase is Phase.BETTING_OPEN:
+        t = ready_table()
+        t.do(c.OpenBetting(DEALER))
+    elif phase is Phase.DEALING:
+        t = dealing_table("2H 6D")
+    else:
+        t = suspended_table()
+    assert t.state.phase is phase
+    return t
+
+
+LEGAL = [(phase, cls) for phase, row in TRANSITIONS.items() for cls in row]
+ILLEGAL = [(phase, cls) for phase in Phase for cls in COMMAND_TYPES if cls not in TRANSITIONS[phase]]
+
+
+def pair_id(pair: tuple[Phase, type[c.Command]]) -> str:
+    return f"{pair[0].value}-{pair[1].__name__}"
+
+
+def test_the_table_names_every_phase_and_only_known_commands() -> None:
+    assert set(TRANSITIONS) == set(Phase)
+    assert set(SAMPLES) == set(COMMAND_TYPES)
+    assert all(cls in COMMAND_TYPES for row in TRANSITIONS.values() for cls in row)
+    assert len(LEGAL) + len(ILLEGAL) == len(Phase) * len(COMMAND_TYPES)
+
+
+@pytest.mark.parametrize("pair", LEGAL, ids=pair_id)
+def test_every_move_in_the_table_is_accepted(pair: tuple[Phase, type[c.Command]]) -> None:
+    phase, cls = pair
+    t = table_in(phase)
+    t.clock.advance(60)  # past any betting timer
+    events = t.do(SAMPLES[cls])
+    assert events or pair == (Phase.READY, c.ReportSourceFailure)  # a failed source between rounds logs nothing
+
+
+@pytest.mark.parametrize("pair", ILLEGAL, ids=pair_id)
+def test_every_move_outside_the_table_is_refused_and_changes_nothing(pair: tuple[Phase, type[c.Command]]) -> None:
+    phase, cls = pair
+    t = table_in(phase)
+    t.clock.advance(60)
+    assert t.refused(SAMPLES[cls]).reason == "not allowed now"
