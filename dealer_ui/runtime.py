@@ -26,7 +26,8 @@ from drivers.simulator.shoe_sim import ShoeSimulator
 from drivers.smart_shoe.source import SmartShoeSource
 from studio import commands as c
 from studio.clock import SystemClock
-from studio.errors import ConfigError
+from studio.errors import ConfigError, ProcedureError
+from studio.log_views import RoundIndex
 from studio.ports import Clock
 from studio.procedure import Phase
 from studio.reconcile import Reconciler
@@ -84,6 +85,7 @@ class Studio:
         self.users = UserStore(url, self.clock)
         self.hub = FeedHub()
         self.tables: dict[str, TableRuntime] = {}
+        self.round_indexes: dict[str, RoundIndex] = {}  # surveillance search, built lazily from the log
         self._tasks: list[asyncio.Task[None]] = []
         self._rng = random.Random(settings.simulator_seed)
         configs = [load_table_config(path) for path in settings.table_files] or [load_table_config()]
@@ -190,5 +192,5 @@ class Studio:
                 and state.round is not None
                 and self.clock.now() >= state.round.closes_at
             ):
-                with contextlib.suppress(Exception):
+                with contextlib.suppress(ProcedureError):  # the dealer closed it meanwhile
                     self.handle(runtime.table_id, c.CloseBetting("dealer:auto"))

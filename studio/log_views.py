@@ -64,3 +64,73 @@ def as_row(record: Record, data_json: str) -> dict[str, Any]:
         "prev_hash": record.prev_hash,
         "hash": record.hash,
     }
+
+
+class RoundIndex:
+    """Every round of one table, summarised for surveillance search, kept up to date from the log incrementally."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.seq = 0  # the last record folded in
+        self.rounds: list[dict[str, Any]] = []
+        self._open: dict[str, Any] | None = None
+        self._shoe = 0
+        self._dealer: str | None = None
+
+    def update(self, records: Iterable[Record]) -> None:
+        for record in records:
+            self._fold(record)
+            self.seq = record.seq
+
+    def _fold(self, record: Record) -> None:
+        data, kind = record.data, record.kind
+        if kind == "ShuffleConfirmed":
+            self._shoe = data["shoe"]
+            self._dealer = self._dealer or data["dealer"]
+        elif kind == "DealerChanged":
+            self._dealer = data["dealer"]
+        elif kind == "BettingOpened":
+            self._open = {
+                "table": self.table, "game_id": data["game_id"], "round": data["round"], "shoe": self._shoe,
+                "dealer": self._dealer, "opened_at": record.at.isoformat(), "closed_at": None, "status": "in_play",
+                "corrected": False, "error": False, "winner": None, "player": [], "banker": [],
+                "player_total": None, "banker_total": None, "void_reason": None, "first_seq": record.seq,
+            }  # fmt: skip
+            self.rounds.append(self._open)
+        elif self._open is not None:
+            if kind == "TableSuspended":
+                self._open["error"] = True
+            elif kind == "CardCorrected":
+                self._open["corrected"] = True
+            elif kind == "RoundCompleted":
+                self._open.update(status="completed", closed_at=record.at.isoformat(), winner=data["winner"],
+                                  player=data["player"], banker=data["banker"], player_total=data["player_total"],
+                                  banker_total=data["banker_total"])  # fmt: skip
+                self._open = None
+            elif kind == "RoundVoided":
+                self._open.update(status="voided", closed_at=record.at.isoformat(), void_reason=data["reason"])
+                self._open = None
+
+    def find(self, game_id: str) -> dict[str, Any] | None:
+        return next((summary for summary in self.rounds if summary["game_id"] == game_id), None)
+
+    def search(self, shoe: int | None = None, dealer: str | None = None, since: str | None = None,
+               until: str | None = None, status: str | None = None) -> list[dict[str, Any]]:  # fmt: skip
+        """Newest first. `status` is completed, voided, in_play, corrected or error; times are ISO-8601 UTC."""
+        found = []
+        for summary in reversed(self.rounds):
+            if shoe is not None and summary["shoe"] != shoe:
+                continue
+            if dealer and dealer.lower() not in (summary["dealer"] or "").lower():
+                continue
+            if since and summary["opened_at"] < since:
+                continue
+            if until and summary["opened_at"] > until:
+                continue
+            if status in ("corrected", "error"):
+                if not summary[status]:
+                    continue
+            elif status and summary["status"] != status:
+                continue
+            found.append(summary)
+        return found

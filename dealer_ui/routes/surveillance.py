@@ -1,0 +1,146 @@
+"""Surveillance (read-only): search rounds, a round's whole timeline, the hash-chain verdict, exports, recall."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import Response
+
+from dealer_ui.auth import require
+from dealer_ui.runtime import Studio
+from studio.audit import audit
+from studio.chain import canonical_json
+from studio.log_views import CSV_COLUMNS, RoundIndex, as_row, round_records, shoe_records
+from studio.ports import Record
+from studio.users import Principal, Role
+
+router = APIRouter(prefix="/api/surveillance", tags=["surveillance"])
+watcher = require(Role.SURVEILLANCE, Role.PIT_BOSS)
+STATUSES = ("completed", "voided", "in_play", "corrected", "error")
+
+
+def _studio(request: Request) -> Studio:
+    studio: Studio = request.app.state.studio
+    return studio
+
+
+def _index(studio: Studio, table: str) -> RoundIndex:
+    """The table's round index, brought up to date with what the log gained since the last look."""
+    if table not in studio.tables:
+        raise HTTPException(404, f"no table {table!r}")
+    index = studio.round_indexes.setdefault(table, RoundIndex(table))
+    index.update(studio.store.read(table, after=index.seq))
+    return index
+
+
+def _time(text: str | None, name: str) -> str | None:
+    if not text:
+        return None
+    try:
+        at = datetime.fromisoformat(text)
+    except ValueError:
+        raise HTTPException(422, f"{name}: {text!r} is not an ISO-8601 time") from None
+    return (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
+
+
+def _public(summary: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in summary.items() if key != "first_seq"}
+
+
+@router.get("/rounds")
+def search_rounds(
+    request: Request,
+    *,
+    table: str | None = Query(None, max_length=64),
+    shoe: int | None = Query(None, ge=1),
+    dealer: str | None = Query(None, max_length=64),
+    since: str | None = Query(None, max_length=40, description="ISO-8601, UTC if no zone"),
+    until: str | None = Query(None, max_length=40),
+    status: Literal["completed", "voided", "in_play", "corrected", "error"] | None = None,
+    limit: int = Query(100, ge=1, le=1000),
+    _: Principal = Depends(watcher),  # noqa: B008
+) -> dict[str, Any]:
+    studio = _studio(request)
+    tables = [table] if table else list(studio.tables)
+    found: list[dict[str, Any]] = []
+    for name in tables:
+        found += _index(studio, name).search(shoe, dealer, _time(since, "since"), _time(until, "until"), status)
+    found.sort(key=lambda summary: summary["opened_at"], reverse=True)
+    return {"rounds": [_public(summary) for summary in found[:limit]]}
+
+
+def _locate(studio: Studio, game_id: str) -> tuple[str, dict[str, Any]]:
+    for table in studio.tables:
+        summary = _index(studio, table).find(game_id)
+        if summary is not None:
+            return table, summary
+    raise HTTPException(404, f"no round {game_id!r}")
+
+
+def _timeline(records: list[Record]) -> list[dict[str, Any]]:
+    return [{"seq": r.seq, "at": r.at.isoformat(), "actor": r.actor, "kind": r.kind, "data": dict(r.data),
+             "raw": r.raw} for r in records]  # fmt: skip
+
+
+@router.get("/rounds/{game_id}")
+def round_timeline(game_id: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:  # noqa: B008
+    studio = _studio(request)
+    table, summary = _locate(studio, game_id)
+    records = round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id)
+    return {"round": _public(summary), "timeline": _timeline(records)}
+
+
+@router.get("/tables/{table}/verify")
+def verify(table: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:  # noqa: B008
+    studio = _studio(request)
+    if table not in studio.tables:
+        raise HTTPException(404, f"no table {table!r}")
+    verdict = audit(studio.store.read(table))
+    return {"table": table, "ok": verdict.ok, "records": verdict.records, "rounds": verdict.rounds,
+            "first_bad_seq": verdict.first_bad_seq, "reason": verdict.reason}  # fmt: skip
+
+
+@router.get("/tables/{table}/recent")
+def recent(table: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:  # noqa: B008
+    return {"rounds": [_public(summary) for summary in _index(_studio(request), table).search()[:10]]}
+
+
+def _export(records: list[Record], name: str, file_format: str) -> Response:
+    rows = [as_row(record, canonical_json(dict(record.data))) for record in records]
+    if file_format == "csv":
+        text = io.StringIO()
+        writer = csv.DictWriter(text, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+        body, media = text.getvalue(), "text/csv"
+    else:
+        for row in rows:
+            row["data"] = json.loads(row["data"])
+        body, media = json.dumps(rows, indent=2), "application/json"
+    headers = {"Content-Disposition": f'attachment; filename="{name}.{file_format}"'}
+    return Response(body, media_type=media, headers=headers)
+
+
+@router.get("/rounds/{game_id}/export")
+def export_round(game_id: str, request: Request, format: Literal["json", "csv"] = "json",
+                 _: Principal = Depends(watcher)) -> Response:  # noqa: B008  # fmt: skip
+    studio = _studio(request)
+    table, summary = _locate(studio, game_id)
+    return _export(round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id), game_id, format)
+
+
+@router.get("/tables/{table}/shoes/{shoe}/export")
+def export_shoe(table: str, shoe: int, request: Request, format: Literal["json", "csv"] = "json",
+                _: Principal = Depends(watcher)) -> Response:  # noqa: B008  # fmt: skip
+    studio = _studio(request)
+    if table not in studio.tables:
+        raise HTTPException(404, f"no table {table!r}")
+    records = shoe_records(studio.store.read(table), shoe)
+    if not records:
+        raise HTTPException(404, f"no shoe {shoe} at table {table}")
+    return _export(records, f"{table}-shoe-{shoe}", format)
