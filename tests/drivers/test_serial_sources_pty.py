@@ -198,3 +198,33 @@ def test_reading_a_closed_source_raises_disconnected() -> None:
                 pass
 
     asyncio.run(body())
+
+
+def test_line_scanner_through_delays_duplicates_and_an_unplug(tmp_path: Path) -> None:
+    """A line has no sequence number: a duplicated line reads twice (the table's second source or the pit boss must
+    catch it) and a line sent while unplugged is lost; delays only slow things down."""
+    faults = Faults(delay=0.02, duplicate=1.0, unplug_after=3, unplug_seconds=0.3)
+    sim = ShoeSimulator(CARDS, "line", device=PtyDevice(link=tmp_path / "scanner0"), faults=faults)
+
+    async def body() -> None:
+        commands: list[c.Command] = []
+        supervisor = Supervisor(commands.append, [LineScannerSource("scanner-1", str(tmp_path / "scanner0"))],
+                                backoff_initial=0.05, backoff_cap=0.1)  # fmt: skip
+        task = asyncio.create_task(supervisor.run())
+        await asyncio.sleep(0.3)
+        for _ in range(3):
+            sim.draw()
+        await asyncio.sleep(1.0)  # unplugged after the third card, back 0.3 s later
+        sim.draw()
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        drawn = [cmd.read.card for cmd in commands if isinstance(cmd, c.DrawCard)]
+        first, second, third, fourth = CARDS[:4]
+        # The third line goes out just as the cable is pulled: it may reach the host or be lost, never garbled.
+        assert drawn in ([first, first, second, second, third, third, fourth, fourth],
+                         [first, first, second, second, fourth, fourth])  # fmt: skip
+        assert any(isinstance(cmd, c.ReportSourceFailure) for cmd in commands)
+
+    run_with_sim(sim, body())
