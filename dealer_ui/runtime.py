@@ -25,6 +25,7 @@ from drivers.simulator.pty_device import PtyDevice
 from drivers.simulator.shoe_sim import ShoeSimulator
 from drivers.smart_shoe.source import SmartShoeSource
 from studio import commands as c
+from studio.betting import BettingService
 from studio.clock import SystemClock
 from studio.errors import ConfigError, ProcedureError
 from studio.log_views import RoundIndex
@@ -38,6 +39,7 @@ from studio.store_sql import SqlEventStore, sqlite_url
 from studio.supervisor import Supervisor
 from studio.table_service import Logged, TableService
 from studio.users import Role, UserStore
+from studio.wallets import WalletStore
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,7 @@ class TableRuntime:
     service: TableService
     sources: list[CardSource]
     supervisor: Supervisor
+    betting: BettingService | None = None
     simulator: ShoeSimulator | None = None
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
     version: int = 0
@@ -83,6 +86,7 @@ class Studio:
         url = sqlite_url(settings.database)
         self.store = SqlEventStore(url)
         self.users = UserStore(url, self.clock)
+        self.wallets = WalletStore(url, self.clock)
         self.hub = FeedHub()
         self.tables: dict[str, TableRuntime] = {}
         self.round_indexes: dict[str, RoundIndex] = {}  # surveillance search, built lazily from the log
@@ -115,7 +119,8 @@ class Studio:
         if len(sources) == 2:
             reconciler = Reconciler(sources[0].source_id, sources[1].source_id, config.reconcile_window)
         supervisor = Supervisor(self._handler(config.table_id), sources, reconciler=reconciler)
-        runtime = TableRuntime(config, service, sources, supervisor, simulator)
+        betting = BettingService(config.table_id, self.wallets, config.limits, config.pay_table, self.clock)
+        runtime = TableRuntime(config, service, sources, supervisor, betting, simulator)
         runtime.recent.extend(dict(r.data) for r in self.store.read(config.table_id) if r.kind == "RoundCompleted")
         return runtime
 
@@ -129,6 +134,8 @@ class Studio:
 
     async def start(self) -> None:
         for runtime in self.tables.values():
+            assert runtime.betting is not None
+            runtime.betting.settle_unsettled(self.store.read(runtime.table_id))
             if runtime.simulator is not None:
                 runtime.simulator.start()
             self._tasks.append(asyncio.create_task(runtime.supervisor.run()))
@@ -146,6 +153,7 @@ class Studio:
                 runtime.simulator.stop()
         self.store.close()
         self.users.close()
+        self.wallets.close()
 
     # Commands.
 
@@ -153,6 +161,9 @@ class Studio:
         """Apply a command to a table (raising `ProcedureError` if the procedure refuses it) and wake its consoles."""
         runtime = self.tables[table_id]
         logged = runtime.service.handle(command)
+        assert runtime.betting is not None
+        for entry in logged:
+            runtime.betting.settle_record(entry.record)  # a result or a void settles its round, once
         runtime.recent.extend(dict(entry.record.data) for entry in logged if entry.record.kind == "RoundCompleted")
         if runtime.simulator is not None:
             self._follow_with_simulator(runtime, logged)

@@ -74,7 +74,7 @@ def _utc_text(at: datetime) -> str:
     return at.isoformat(timespec="microseconds")[:-6] + "Z"
 
 
-def record_hash(  # noqa: PLR0917 - one positional argument per hashed field, in the order they are listed
+def record_hash(
     stream: str,
     seq: int,
     at: datetime,
@@ -88,7 +88,7 @@ def record_hash(  # noqa: PLR0917 - one positional argument per hashed field, in
     return _digest(stream, seq, format_at(at), actor, kind, data, raw, prev_hash)
 
 
-def _digest(  # noqa: PLR0917 - record_hash's fields, with `at` already checked and written out
+def _digest(
     stream: str, seq: int, at: str, actor: str, kind: str, data: Mapping[str, Any], raw: str | None, prev_hash: str
 ) -> str:
     # dict(data): json cannot encode an arbitrary Mapping (e.g. MappingProxyType), only a dict.

@@ -57,7 +57,7 @@ class EventRow(SQLModel, table=True):
 _TABLE = cast(Table, EventRow.__table__)  # type: ignore[attr-defined]  # set by sqlmodel's metaclass
 _C = _TABLE.c
 _COLUMNS = (_C.stream, _C.seq, _C.at, _C.actor, _C.kind, _C.data, _C.raw, _C.prev_hash, _C.hash)
-_WRITE = "studio_write"  # execution option: this connection is about to write (SQLite: BEGIN IMMEDIATE)
+WRITE_OPTION = "studio_write"  # execution option: this connection is about to write (SQLite: BEGIN IMMEDIATE)
 
 
 class SqlEventStore:
@@ -74,7 +74,7 @@ class SqlEventStore:
             self._engine = open_engine(parsed)
         except (SQLAlchemyError, OSError, ImportError) as error:  # unknown dialect, driver not installed, no folder
             raise self._failure(error) from None
-        self._writer = self._engine.execution_options(**{_WRITE: True})
+        self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
         try:
             SQLModel.metadata.create_all(self._engine, tables=[_TABLE])  # only our table, whatever else is declared
         except (SQLAlchemyError, StoreError) as error:  # unreachable, not a database, corrupt, WAL refused
@@ -201,7 +201,7 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
 
 def _sqlite_begin(conn: Connection) -> None:
     # Writers take the write lock up front so that they queue; readers stay deferred and never block anyone in WAL.
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_WRITE) else "BEGIN")
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
 
 
 def _head(conn: Connection, stream: str) -> tuple[int, str]:

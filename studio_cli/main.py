@@ -8,7 +8,15 @@ import sys
 from collections.abc import Sequence
 
 from studio.errors import StudioError
-from studio_cli import log_command, odds_command, run_command, shoe_sim_command, simulate_command, users_command
+from studio_cli import (
+    log_command,
+    odds_command,
+    roads_command,
+    run_command,
+    shoe_sim_command,
+    simulate_command,
+    users_command,
+)
 
 DESCRIPTION = """\
 Studio control for live-dealer baccarat.
@@ -30,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     odds_command.register(commands)
     simulate_command.register(commands)
     log_command.register(commands)
+    roads_command.register(commands)
     shoe_sim_command.register(commands)
     return parser
 

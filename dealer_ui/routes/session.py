@@ -31,7 +31,9 @@ def login(credentials: Credentials, request: Request, response: Response) -> dic
 
 @router.post("/logout")
 def logout(request: Request, response: Response) -> dict[str, str]:
-    token = request.cookies.get(SESSION_COOKIE)
+    authorization = request.headers.get("authorization") or ""
+    bearer = authorization[7:] if authorization.lower().startswith("bearer ") else None
+    token = bearer or request.cookies.get(SESSION_COOKIE)  # the session that asks, as `current_principal` reads it
     if token:
         request.app.state.studio.users.close_session(token)
     response.delete_cookie(SESSION_COOKIE)

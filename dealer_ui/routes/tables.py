@@ -181,9 +181,11 @@ async def console_feed(websocket: WebSocket, table_id: str) -> None:
     await websocket.accept()
     try:
         while True:
+            shown = runtime.version
             await websocket.send_json(table_view(runtime, studio.clock.now(), list(runtime.recent)))
             async with runtime.changed:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(runtime.changed.wait(), timeout=1.0)
+                if runtime.version == shown:  # a change made while sending is shown now, not a second later
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(runtime.changed.wait(), timeout=1.0)
     except (WebSocketDisconnect, RuntimeError):
         return

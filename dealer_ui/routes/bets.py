@@ -1,0 +1,155 @@
+"""Game servers place bets on behalf of their players, fund their wallets, and read balances and bet history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from pydantic import BaseModel, Field
+
+from dealer_ui.auth import require
+from dealer_ui.runtime import Studio, TableRuntime
+from studio.errors import BetRejected
+from studio.users import Principal, Role
+from studio.wallets import PlacedBet, WalletError
+
+router = APIRouter(tags=["bets and wallets"])
+game_server = require(Role.GAME_SERVER)
+PLAYER_ID = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")
+
+
+class Deposit(BaseModel):
+    amount: int = Field(gt=0, le=10**12, description="minor units (cents)")
+    reference: str | None = Field(default=None, max_length=128)
+
+
+class NewBet(BaseModel):
+    bet_id: str = Field(min_length=1, max_length=128, description="the game server's id: placing it again is a no-op")
+    player_id: str = PLAYER_ID
+    bet_type: str = Field(min_length=1, max_length=32, examples=["banker", "tie", "player_pair", "2 way"])
+    stake: int = Field(gt=0, le=10**12, description="minor units (cents)")
+
+
+class PlayerAction(BaseModel):
+    player_id: str = PLAYER_ID
+
+
+class Repeat(PlayerAction):
+    previous_game_id: str = Field(min_length=1, max_length=64)
+
+
+def _studio(request: Request) -> Studio:
+    studio: Studio = request.app.state.studio
+    return studio
+
+
+def _table(request: Request, table_id: str) -> TableRuntime:
+    runtime = _studio(request).tables.get(table_id)
+    if runtime is None:
+        raise HTTPException(404, f"no table {table_id!r}")
+    return runtime
+
+
+def _bets(placed: list[PlacedBet]) -> dict[str, Any]:
+    return {"bets": [{"bet_id": b.bet_id, "player_id": b.player_id, "game_id": b.game_id, "bet_type": b.bet_type.value,
+                      "stake": b.stake, "status": b.status} for b in placed]}  # fmt: skip
+
+
+def _refuse(error: BetRejected | WalletError) -> HTTPException:
+    return HTTPException(409 if isinstance(error, BetRejected) else 404, str(error))
+
+
+def _own(request: Request, who: Principal, player_id: str) -> None:
+    """A game server acts only for its own players."""
+    try:
+        owner = _studio(request).wallets.owner(player_id)
+    except WalletError:
+        return  # a new player: the deposit creates the wallet for this game server
+    if owner != who.name:
+        raise HTTPException(403, f"player {player_id!r} belongs to another game server")
+
+
+@router.post("/api/wallets/{player_id}/deposit")
+def deposit(player_id: str, body: Deposit, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008
+    _own(request, who, player_id)
+    try:
+        balance = _studio(request).wallets.deposit(player_id, who.name, body.amount, body.reference)
+    except WalletError as error:
+        raise HTTPException(409, str(error)) from None
+    return {"player_id": player_id, "balance": balance}
+
+
+@router.get("/api/wallets/{player_id}")
+def wallet(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008
+    _own(request, who, player_id)
+    wallets = _studio(request).wallets
+    try:
+        return {"player_id": player_id, "balance": wallets.balance(player_id), "entries": wallets.entries(player_id)}
+    except WalletError as error:
+        raise HTTPException(404, str(error)) from None
+
+
+@router.get("/api/players/{player_id}/bets")
+def history(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008
+    _own(request, who, player_id)
+    return {"player_id": player_id, "bets": _studio(request).wallets.bet_rows(player_id)}
+
+
+@router.post("/api/tables/{table_id}/bets")
+async def place_bet(table_id: str, body: NewBet, request: Request,
+                    who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    runtime = _table(request, table_id)
+    _own(request, who, body.player_id)
+    assert runtime.betting is not None
+    try:
+        placed = runtime.betting.place(runtime.service.state, who.name, body.player_id, body.bet_id, body.bet_type,
+                                       body.stake)  # fmt: skip
+    except (BetRejected, WalletError) as error:
+        raise _refuse(error) from None
+    return _bets(placed)
+
+
+@router.post("/api/tables/{table_id}/bets/undo")
+async def undo_bet(table_id: str, body: PlayerAction, request: Request,
+                   who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    runtime = _table(request, table_id)
+    _own(request, who, body.player_id)
+    assert runtime.betting is not None
+    try:
+        return _bets([runtime.betting.undo_last(runtime.service.state, body.player_id)])
+    except (BetRejected, WalletError) as error:
+        raise _refuse(error) from None
+
+
+@router.post("/api/tables/{table_id}/bets/double")
+async def double_bets(table_id: str, body: PlayerAction, request: Request,
+                      who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    runtime = _table(request, table_id)
+    _own(request, who, body.player_id)
+    assert runtime.betting is not None
+    try:
+        return _bets(runtime.betting.double(runtime.service.state, who.name, body.player_id))
+    except (BetRejected, WalletError) as error:
+        raise _refuse(error) from None
+
+
+@router.post("/api/tables/{table_id}/bets/repeat")
+async def repeat_bets(table_id: str, body: Repeat, request: Request,
+                      who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    runtime = _table(request, table_id)
+    _own(request, who, body.player_id)
+    assert runtime.betting is not None
+    try:
+        return _bets(runtime.betting.repeat(runtime.service.state, who.name, body.player_id, body.previous_game_id))
+    except (BetRejected, WalletError) as error:
+        raise _refuse(error) from None
+
+
+@router.get("/api/tables/{table_id}/bets/totals")
+def totals(table_id: str, request: Request,
+           _: Principal = Depends(require(Role.GAME_SERVER, Role.DEALER, Role.PIT_BOSS))) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    runtime = _table(request, table_id)
+    current = runtime.service.state.round
+    if current is None:
+        return {"game_id": None, "totals": {}}
+    return {"game_id": current.game_id, "totals": _studio(request).wallets.totals(current.game_id)}

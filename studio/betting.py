@@ -1,0 +1,137 @@
+"""Taking bets for a round and settling them: the table's limits and policies, the betting window, exactly-once
+settlement.
+
+Rules held here:
+- Bets are taken only while betting is open and its timer runs: "no more bets" comes before the first card, so
+  every bet is committed before any card is drawn. A late bet is rejected with that reason.
+- Each bet is checked against the table's limits (per player and bet type, for the round: the sum of their stakes
+  on that type), the under-minimum policy, and the player's balance.
+- Undo takes back the player's last open bet of the round; double adds the same stakes once, capped at the maximum;
+  repeat places the player's bets of their previous round again.
+- A final result settles every bet of the round by the pay table; a void refunds every stake.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from studio.cards import Card
+from studio.errors import BetRejected
+from studio.limits import TableLimits
+from studio.paytable import SHORTCUTS, BetType, PayTable
+from studio.ports import Clock, Record
+from studio.procedure import Phase, TableState
+from studio.rules import Outcome, outcome
+from studio.settlement import Void, expand_shortcut, settle
+from studio.wallets import PlacedBet, WalletError, WalletStore, owners_of
+
+LATE = "betting is closed: bets are committed before the first card is drawn"
+
+
+class BettingClosed(BetRejected):
+    """A bet, undo, double or repeat that arrived after "no more bets" (or while no round is open)."""
+
+    def __init__(self) -> None:
+        super().__init__("bet", 0, LATE)
+
+    def __str__(self) -> str:
+        return LATE
+
+
+@dataclass
+class BettingService:
+    table_id: str
+    wallets: WalletStore
+    limits: TableLimits
+    pay_table: PayTable
+    clock: Clock
+
+    def _open_round(self, state: TableState) -> str:
+        if state.phase is not Phase.BETTING_OPEN or state.round is None or self.clock.now() >= state.round.closes_at:
+            raise BettingClosed
+        return state.round.game_id
+
+    def _take(self, game_id: str, game_server: str, player_id: str, bet_id: str, bet_type: BetType,
+              stake: int) -> PlacedBet:  # fmt: skip
+        accepted = self.limits.accept(bet_type, stake)
+        placed = Counter()  # type: Counter[BetType]
+        for bet in self.wallets.bets(game_id, player_id, status="open"):
+            if bet.bet_id != bet_id:
+                placed[bet.bet_type] += bet.stake
+        limit = self.limits.bets[bet_type]
+        if placed[bet_type] + accepted > limit.maximum:
+            room = self.limits.money(max(limit.maximum - placed[bet_type], 0))
+            reason = f"over the table maximum of {self.limits.money(limit.maximum)} for this bet ({room} left)"
+            raise BetRejected(bet_type.value, stake, reason)
+        bet = PlacedBet(bet_id, game_server, player_id, self.table_id, game_id, bet_type, accepted)
+        return self.wallets.place(bet)
+
+    def place(self, state: TableState, game_server: str, player_id: str, bet_id: str, bet_type: str,
+              stake: int) -> list[PlacedBet]:  # fmt: skip
+        """Place a bet (or a 2 Way / 3 Way shortcut, which places one bet per covered type)."""
+        game_id = self._open_round(state)
+        name = bet_type.strip().lower().replace(" ", "_").replace("-", "_")
+        if name in SHORTCUTS or name in ("2_way", "3_way", "2way", "3way"):
+            bets = expand_shortcut(bet_id, bet_type, stake)
+            return [self._take(game_id, game_server, player_id, b.bet_id, b.bet_type, b.stake) for b in bets]
+        return [self._take(game_id, game_server, player_id, bet_id, BetType.parse(bet_type), stake)]
+
+    def undo_last(self, state: TableState, player_id: str) -> PlacedBet:
+        game_id = self._open_round(state)
+        open_bets = self.wallets.bets(game_id, player_id, status="open")
+        if not open_bets:
+            raise WalletError(f"player {player_id!r} has no bet to undo in this round")
+        return self.wallets.cancel(open_bets[-1].bet_id)
+
+    def double(self, state: TableState, game_server: str, player_id: str) -> list[PlacedBet]:
+        game_id = self._open_round(state)
+        open_bets = self.wallets.bets(game_id, player_id, status="open")
+        if not open_bets:
+            raise WalletError(f"player {player_id!r} has no bet to double in this round")
+        if any(bet.bet_id.endswith(":double") for bet in open_bets):
+            raise BetRejected("double", 0, "the bets of this round were doubled already")
+        stakes: Counter[BetType] = Counter()
+        for bet in open_bets:
+            stakes[bet.bet_type] += bet.stake
+        doubled = []
+        for bet_type, stake in stakes.items():
+            extra = min(stake, self.limits.bets[bet_type].maximum - stake)  # capped at the maximum
+            if extra > 0:
+                bet_id = f"{game_id}:{player_id}:{bet_type.value}:double"
+                doubled.append(self._take(game_id, game_server, player_id, bet_id, bet_type, extra))
+        return doubled
+
+    def repeat(self, state: TableState, game_server: str, player_id: str, previous_game_id: str) -> list[PlacedBet]:
+        game_id = self._open_round(state)
+        previous = [b for b in self.wallets.bets(previous_game_id, player_id) if b.status != "cancelled"]
+        if not previous:
+            raise WalletError(f"player {player_id!r} had no bets in {previous_game_id}")
+        return [self._take(game_id, game_server, player_id, f"{game_id}:{player_id}:repeat:{n}", bet.bet_type,
+                           bet.stake) for n, bet in enumerate(previous)]  # fmt: skip
+
+    def settle_round(self, game_id: str, outcome: Outcome | Void) -> bool:
+        """Settle (or refund) every open bet of the round, once; False if it was settled before."""
+        if self.wallets.is_settled(game_id):
+            return False
+        bets = self.wallets.bets(game_id, status="open")
+        settlements = settle([bet.as_bet() for bet in bets], outcome, self.pay_table, self.limits)
+        kind = "void" if isinstance(outcome, Void) else "result"
+        return self.wallets.settle(game_id, kind, settlements, owners_of(bets))
+
+    def settle_record(self, record: Record) -> bool:
+        """Settle the round a logged result or void closes; False if the record closes none or it was settled."""
+        data = record.data
+        if record.kind == "RoundCompleted":
+            player, banker = ([Card.parse(code) for code in data[side]] for side in ("player", "banker"))
+            return self.settle_round(data["game_id"], outcome(player, banker))
+        if record.kind == "RoundVoided":
+            return self.settle_round(data["game_id"], Void(data["reason"]))
+        return False
+
+    def settle_unsettled(self, records: Iterable[Record]) -> int:
+        """After a crash: settle every round the log closed but the ledger did not; return how many."""
+        settled = self.wallets.settled_rounds()
+        closing = (r for r in records if r.kind in ("RoundCompleted", "RoundVoided"))
+        return sum(self.settle_record(record) for record in closing if record.data["game_id"] not in settled)
