@@ -29,7 +29,7 @@ from studio.betting import BettingService
 from studio.clock import SystemClock
 from studio.errors import ConfigError, ProcedureError
 from studio.log_views import RoundIndex
-from studio.ports import Clock
+from studio.ports import Clock, Record
 from studio.procedure import Phase
 from studio.reconcile import Reconciler
 from studio.settings import TableConfig, load_table_config
@@ -67,12 +67,21 @@ class TableRuntime:
     betting: BettingService | None = None
     simulator: ShoeSimulator | None = None
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
+    shoe_results: list[dict[str, Any]] = field(default_factory=list)  # this shoe's results, for the roads
     version: int = 0
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     @property
     def table_id(self) -> str:
         return self.config.table_id
+
+    def follow(self, record: Record) -> None:
+        """Keep the recent results and this shoe's results (for the roads) in step with the log."""
+        if record.kind == "ShuffleConfirmed":
+            self.shoe_results = []
+        elif record.kind == "RoundCompleted":
+            self.recent.append(dict(record.data))
+            self.shoe_results.append(dict(record.data))
 
     @property
     def source_states(self) -> dict[str, SourceHealth]:
@@ -121,7 +130,8 @@ class Studio:
         supervisor = Supervisor(self._handler(config.table_id), sources, reconciler=reconciler)
         betting = BettingService(config.table_id, self.wallets, config.limits, config.pay_table, self.clock)
         runtime = TableRuntime(config, service, sources, supervisor, betting, simulator)
-        runtime.recent.extend(dict(r.data) for r in self.store.read(config.table_id) if r.kind == "RoundCompleted")
+        for record in self.store.read(config.table_id):
+            runtime.follow(record)
         return runtime
 
     def _handler(self, table_id: str) -> Callable[[c.Command], list[Logged]]:
@@ -164,7 +174,8 @@ class Studio:
         assert runtime.betting is not None
         for entry in logged:
             runtime.betting.settle_record(entry.record)  # a result or a void settles its round, once
-        runtime.recent.extend(dict(entry.record.data) for entry in logged if entry.record.kind == "RoundCompleted")
+        for entry in logged:
+            runtime.follow(entry.record)
         if runtime.simulator is not None:
             self._follow_with_simulator(runtime, logged)
         runtime.version += 1

@@ -9,6 +9,7 @@ from dealer_ui.runtime import TableRuntime
 from studio.console import betting_light, next_action
 from studio.events import RoundCompleted
 from studio.procedure import TableState
+from studio.roads import compute_roads
 from studio.rules import hand_total
 
 
@@ -74,6 +75,7 @@ def table_view(runtime: TableRuntime, now: datetime, recent: list[dict[str, Any]
         "round": _round(state),
         "last_result": None if state.last_result is None else result_view(state.last_result),
         "recent_results": recent,
+        "roads": compute_roads(runtime.shoe_results).to_json(),
         "suspension": suspension,
         "sources": {name: {"state": h.state.value, "detail": h.detail} for name, h in runtime.source_states.items()},
         "simulated_shoe": runtime.simulator is not None,

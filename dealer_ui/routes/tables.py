@@ -15,6 +15,7 @@ from dealer_ui.views import table_view
 from studio import commands as c
 from studio.cards import Card
 from studio.errors import InvalidCardCode, ProcedureError
+from studio.roads import compute_roads
 from studio.users import Principal, Role
 
 router = APIRouter(tags=["tables"])
@@ -58,6 +59,22 @@ def tables(request: Request, _: Principal = Depends(require(*STAFF))) -> list[di
 @router.get("/api/tables/{table_id}")
 def table(table_id: str, request: Request, _: Principal = Depends(require(*STAFF))) -> dict[str, Any]:  # noqa: B008
     return view(request, runtime_of(request, table_id))
+
+
+@router.get("/api/tables/{table_id}/roads")
+def roads(table_id: str, request: Request,
+          _: Principal = Depends(require(*STAFF, Role.GAME_SERVER))) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    """The scoreboards of the current shoe (bead plate, big road, big eye boy, small road, cockroach pig, ask road)."""
+    runtime = runtime_of(request, table_id)
+    return {"table": table_id, "shoe": runtime.service.state.shoe, **compute_roads(runtime.shoe_results).to_json()}
+
+
+@router.get("/api/tables/{table_id}/history")
+def history(table_id: str, request: Request, limit: int = 20,
+            _: Principal = Depends(require(*STAFF, Role.GAME_SERVER))) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+    """The last rounds of the table: cards, result and game number, newest first."""
+    runtime = runtime_of(request, table_id)
+    return {"table": table_id, "rounds": list(reversed(runtime.recent))[: max(1, min(limit, 72))]}
 
 
 class CutCard(BaseModel):
