@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from dealer_ui.routes import bets, feed, session, surveillance, tables
+from dealer_ui.routes import bets, chat, feed, session, surveillance, tables
 from dealer_ui.runtime import Studio, StudioSettings
 from studio.ports import Clock
 
@@ -35,7 +35,7 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.studio = studio
-    for module in (session, tables, bets, feed, surveillance):
+    for module in (session, tables, bets, chat, feed, surveillance):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -39,7 +39,7 @@ def current_principal(request: Request) -> Principal:
 def require(*roles: Role) -> Callable[..., Principal]:
     """A dependency that admits only the given roles (admin is admitted everywhere people are)."""
 
-    def dependency(principal: Principal = Depends(current_principal)) -> Principal:  # noqa: B008
+    def dependency(principal: Principal = Depends(current_principal)) -> Principal:
         allowed = set(roles) | ({Role.ADMIN} if Role.GAME_SERVER not in roles or len(roles) > 1 else set())
         if principal.role not in allowed:
             names = ", ".join(role.value for role in roles)

@@ -26,6 +26,7 @@ from drivers.simulator.shoe_sim import ShoeSimulator
 from drivers.smart_shoe.source import SmartShoeSource
 from studio import commands as c
 from studio.betting import BettingService
+from studio.chat_store import ChatStore
 from studio.clock import SystemClock
 from studio.errors import ConfigError, ProcedureError
 from studio.log_views import RoundIndex
@@ -96,6 +97,7 @@ class Studio:
         self.store = SqlEventStore(url)
         self.users = UserStore(url, self.clock)
         self.wallets = WalletStore(url, self.clock)
+        self.chat = ChatStore(url, self.clock)
         self.hub = FeedHub()
         self.tables: dict[str, TableRuntime] = {}
         self.round_indexes: dict[str, RoundIndex] = {}  # surveillance search, built lazily from the log
@@ -164,6 +166,7 @@ class Studio:
         self.store.close()
         self.users.close()
         self.wallets.close()
+        self.chat.close()
 
     # Commands.
 
@@ -181,6 +184,10 @@ class Studio:
         runtime.version += 1
         asyncio.get_running_loop().create_task(self._notify(runtime))
         return logged
+
+    async def notify(self, table_id: str) -> None:
+        """Wake the table's consoles (e.g. a chat message arrived)."""
+        await self._notify(self.tables[table_id])
 
     async def _notify(self, runtime: TableRuntime) -> None:
         async with runtime.changed:

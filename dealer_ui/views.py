@@ -42,7 +42,8 @@ def _round(state: TableState) -> dict[str, Any] | None:
     }  # fmt: skip
 
 
-def table_view(runtime: TableRuntime, now: datetime, recent: list[dict[str, Any]]) -> dict[str, Any]:
+def table_view(runtime: TableRuntime, now: datetime, recent: list[dict[str, Any]],
+               chat: list[dict[str, Any]] | None = None) -> dict[str, Any]:  # fmt: skip
     state = runtime.service.state
     action = next_action(state, now)
     light, left = betting_light(state, now)
@@ -79,4 +80,5 @@ def table_view(runtime: TableRuntime, now: datetime, recent: list[dict[str, Any]
         "suspension": suspension,
         "sources": {name: {"state": h.state.value, "detail": h.detail} for name, h in runtime.source_states.items()},
         "simulated_shoe": runtime.simulator is not None,
+        "chat": chat or [],
     }

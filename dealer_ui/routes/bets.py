@@ -70,7 +70,7 @@ def _own(request: Request, who: Principal, player_id: str) -> None:
 
 
 @router.post("/api/wallets/{player_id}/deposit")
-def deposit(player_id: str, body: Deposit, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008
+def deposit(player_id: str, body: Deposit, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
     _own(request, who, player_id)
     try:
         balance = _studio(request).wallets.deposit(player_id, who.name, body.amount, body.reference)
@@ -80,7 +80,7 @@ def deposit(player_id: str, body: Deposit, request: Request, who: Principal = De
 
 
 @router.get("/api/wallets/{player_id}")
-def wallet(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008
+def wallet(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
     _own(request, who, player_id)
     wallets = _studio(request).wallets
     try:
@@ -90,14 +90,15 @@ def wallet(player_id: str, request: Request, who: Principal = Depends(game_serve
 
 
 @router.get("/api/players/{player_id}/bets")
-def history(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008
+def history(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
     _own(request, who, player_id)
     return {"player_id": player_id, "bets": _studio(request).wallets.bet_rows(player_id)}
 
 
 @router.post("/api/tables/{table_id}/bets")
-async def place_bet(table_id: str, body: NewBet, request: Request,
-                    who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def place_bet(
+    table_id: str, body: NewBet, request: Request, who: Principal = Depends(game_server)
+) -> dict[str, Any]:
     runtime = _table(request, table_id)
     _own(request, who, body.player_id)
     assert runtime.betting is not None
@@ -110,8 +111,9 @@ async def place_bet(table_id: str, body: NewBet, request: Request,
 
 
 @router.post("/api/tables/{table_id}/bets/undo")
-async def undo_bet(table_id: str, body: PlayerAction, request: Request,
-                   who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def undo_bet(
+    table_id: str, body: PlayerAction, request: Request, who: Principal = Depends(game_server)
+) -> dict[str, Any]:
     runtime = _table(request, table_id)
     _own(request, who, body.player_id)
     assert runtime.betting is not None
@@ -122,8 +124,9 @@ async def undo_bet(table_id: str, body: PlayerAction, request: Request,
 
 
 @router.post("/api/tables/{table_id}/bets/double")
-async def double_bets(table_id: str, body: PlayerAction, request: Request,
-                      who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def double_bets(
+    table_id: str, body: PlayerAction, request: Request, who: Principal = Depends(game_server)
+) -> dict[str, Any]:
     runtime = _table(request, table_id)
     _own(request, who, body.player_id)
     assert runtime.betting is not None
@@ -134,8 +137,9 @@ async def double_bets(table_id: str, body: PlayerAction, request: Request,
 
 
 @router.post("/api/tables/{table_id}/bets/repeat")
-async def repeat_bets(table_id: str, body: Repeat, request: Request,
-                      who: Principal = Depends(game_server)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def repeat_bets(
+    table_id: str, body: Repeat, request: Request, who: Principal = Depends(game_server)
+) -> dict[str, Any]:
     runtime = _table(request, table_id)
     _own(request, who, body.player_id)
     assert runtime.betting is not None
@@ -146,8 +150,9 @@ async def repeat_bets(table_id: str, body: Repeat, request: Request,
 
 
 @router.get("/api/tables/{table_id}/bets/totals")
-def totals(table_id: str, request: Request,
-           _: Principal = Depends(require(Role.GAME_SERVER, Role.DEALER, Role.PIT_BOSS))) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+def totals(
+    table_id: str, request: Request, _: Principal = Depends(require(Role.GAME_SERVER, Role.DEALER, Role.PIT_BOSS))
+) -> dict[str, Any]:
     runtime = _table(request, table_id)
     current = runtime.service.state.round
     if current is None:

@@ -41,7 +41,7 @@ def feed_page(
     request: Request,
     after: int = Query(0, ge=0, description="the last seq you have; messages after it are returned"),
     limit: int = Query(PAGE, ge=1, le=PAGE),
-    _: Principal = Depends(require(*FEED_ROLES)),  # noqa: B008
+    _: Principal = Depends(require(*FEED_ROLES)),
 ) -> dict[str, Any]:
     studio: Studio = request.app.state.studio
     if table not in studio.tables:

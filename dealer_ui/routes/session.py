@@ -41,5 +41,5 @@ def logout(request: Request, response: Response) -> dict[str, str]:
 
 
 @router.get("/me")
-def me(request: Request, principal: Principal = Depends(current_principal)) -> dict[str, Any]:  # noqa: B008
+def me(request: Request, principal: Principal = Depends(current_principal)) -> dict[str, Any]:
     return {"name": principal.name, "role": principal.role.value, "demo": request.app.state.studio.settings.demo}

@@ -63,7 +63,7 @@ def search_rounds(
     until: str | None = Query(None, max_length=40),
     status: Literal["completed", "voided", "in_play", "corrected", "error"] | None = None,
     limit: int = Query(100, ge=1, le=1000),
-    _: Principal = Depends(watcher),  # noqa: B008
+    _: Principal = Depends(watcher),
 ) -> dict[str, Any]:
     studio = _studio(request)
     tables = [table] if table else list(studio.tables)
@@ -88,7 +88,7 @@ def _timeline(records: list[Record]) -> list[dict[str, Any]]:
 
 
 @router.get("/rounds/{game_id}")
-def round_timeline(game_id: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:  # noqa: B008
+def round_timeline(game_id: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:
     studio = _studio(request)
     table, summary = _locate(studio, game_id)
     records = round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id)
@@ -96,7 +96,7 @@ def round_timeline(game_id: str, request: Request, _: Principal = Depends(watche
 
 
 @router.get("/tables/{table}/verify")
-def verify(table: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:  # noqa: B008
+def verify(table: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:
     studio = _studio(request)
     if table not in studio.tables:
         raise HTTPException(404, f"no table {table!r}")
@@ -106,7 +106,7 @@ def verify(table: str, request: Request, _: Principal = Depends(watcher)) -> dic
 
 
 @router.get("/tables/{table}/recent")
-def recent(table: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:  # noqa: B008
+def recent(table: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:
     return {"rounds": [_public(summary) for summary in _index(_studio(request), table).search()[:10]]}
 
 
@@ -127,16 +127,18 @@ def _export(records: list[Record], name: str, file_format: str) -> Response:
 
 
 @router.get("/rounds/{game_id}/export")
-def export_round(game_id: str, request: Request, format: Literal["json", "csv"] = "json",
-                 _: Principal = Depends(watcher)) -> Response:  # noqa: B008  # fmt: skip
+def export_round(
+    game_id: str, request: Request, format: Literal["json", "csv"] = "json", _: Principal = Depends(watcher)
+) -> Response:
     studio = _studio(request)
     table, summary = _locate(studio, game_id)
     return _export(round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id), game_id, format)
 
 
 @router.get("/tables/{table}/shoes/{shoe}/export")
-def export_shoe(table: str, shoe: int, request: Request, format: Literal["json", "csv"] = "json",
-                _: Principal = Depends(watcher)) -> Response:  # noqa: B008  # fmt: skip
+def export_shoe(
+    table: str, shoe: int, request: Request, format: Literal["json", "csv"] = "json", _: Principal = Depends(watcher)
+) -> Response:
     studio = _studio(request)
     if table not in studio.tables:
         raise HTTPException(404, f"no table {table!r}")

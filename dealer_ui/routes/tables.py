@@ -37,7 +37,10 @@ def runtime_of(request: Request, table_id: str) -> TableRuntime:
 
 
 def view(request: Request, runtime: TableRuntime) -> dict[str, Any]:
-    return table_view(runtime, studio_of(request).clock.now(), list(runtime.recent))
+    studio = studio_of(request)
+    return table_view(
+        runtime, studio.clock.now(), list(runtime.recent), studio.chat.messages(runtime.table_id, limit=20)
+    )
 
 
 def apply(request: Request, table_id: str, command: c.Command) -> dict[str, Any]:
@@ -52,26 +55,26 @@ def apply(request: Request, table_id: str, command: c.Command) -> dict[str, Any]
 
 
 @router.get("/api/tables")
-def tables(request: Request, _: Principal = Depends(require(*STAFF))) -> list[dict[str, Any]]:  # noqa: B008
+def tables(request: Request, _: Principal = Depends(require(*STAFF))) -> list[dict[str, Any]]:
     return [view(request, runtime) for runtime in studio_of(request).tables.values()]
 
 
 @router.get("/api/tables/{table_id}")
-def table(table_id: str, request: Request, _: Principal = Depends(require(*STAFF))) -> dict[str, Any]:  # noqa: B008
+def table(table_id: str, request: Request, _: Principal = Depends(require(*STAFF))) -> dict[str, Any]:
     return view(request, runtime_of(request, table_id))
 
 
 @router.get("/api/tables/{table_id}/roads")
-def roads(table_id: str, request: Request,
-          _: Principal = Depends(require(*STAFF, Role.GAME_SERVER))) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+def roads(table_id: str, request: Request, _: Principal = Depends(require(*STAFF, Role.GAME_SERVER))) -> dict[str, Any]:
     """The scoreboards of the current shoe (bead plate, big road, big eye boy, small road, cockroach pig, ask road)."""
     runtime = runtime_of(request, table_id)
     return {"table": table_id, "shoe": runtime.service.state.shoe, **compute_roads(runtime.shoe_results).to_json()}
 
 
 @router.get("/api/tables/{table_id}/history")
-def history(table_id: str, request: Request, limit: int = 20,
-            _: Principal = Depends(require(*STAFF, Role.GAME_SERVER))) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+def history(
+    table_id: str, request: Request, limit: int = 20, _: Principal = Depends(require(*STAFF, Role.GAME_SERVER))
+) -> dict[str, Any]:
     """The last rounds of the table: cards, result and game number, newest first."""
     runtime = runtime_of(request, table_id)
     return {"table": table_id, "rounds": list(reversed(runtime.recent))[: max(1, min(limit, 72))]}
@@ -112,53 +115,55 @@ def card_of(code: str) -> Card:
 
 
 @router.post("/api/tables/{table_id}/shuffle")
-async def confirm_shuffle(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+async def confirm_shuffle(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
     return apply(request, table_id, c.ConfirmShuffle(who.actor))
 
 
 @router.post("/api/tables/{table_id}/cut")
-async def place_cut_card(table_id: str, body: CutCard, request: Request,
-                   who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def place_cut_card(
+    table_id: str, body: CutCard, request: Request, who: Principal = Depends(dealer)
+) -> dict[str, Any]:
     return apply(request, table_id, c.PlaceCutCard(who.actor, body.cards_in_front))
 
 
 @router.post("/api/tables/{table_id}/open-betting")
-async def open_betting(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+async def open_betting(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
     return apply(request, table_id, c.OpenBetting(who.actor))
 
 
 @router.post("/api/tables/{table_id}/close-betting")
-async def close_betting(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+async def close_betting(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
     return apply(request, table_id, c.CloseBetting(who.actor))
 
 
 @router.post("/api/tables/{table_id}/dealer-change")
-async def dealer_change(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+async def dealer_change(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
     """The signed-in dealer takes over the table (1 card is burned before the next round)."""
     return apply(request, table_id, c.ChangeDealer(who.actor, who.actor))
 
 
 @router.post("/api/tables/{table_id}/cut-card-out")
-async def cut_card_out(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008
+async def cut_card_out(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
     return apply(request, table_id, c.ReportCutCard(who.actor, "dealer"))
 
 
 @router.post("/api/tables/{table_id}/declare-error")
-async def declare_error(table_id: str, body: DeclaredError, request: Request,
-                  who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def declare_error(
+    table_id: str, body: DeclaredError, request: Request, who: Principal = Depends(dealer)
+) -> dict[str, Any]:
     return apply(request, table_id, c.DeclareError(who.actor, body.kind, body.detail))
 
 
 @router.post("/api/tables/{table_id}/card")
-async def key_in_card(table_id: str, body: KeyedCard, request: Request,
-                who: Principal = Depends(dealer)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def key_in_card(
+    table_id: str, body: KeyedCard, request: Request, who: Principal = Depends(dealer)
+) -> dict[str, Any]:
     """A card keyed in by hand (a reader is down): it enters the table like any read."""
     return apply(request, table_id, c.DrawCard(who.actor, c.CardRead(card_of(body.card), "keyed", None, 1.0)))
 
 
 @router.post("/api/tables/{table_id}/simulator/draw")
-async def draw_from_simulated_shoe(table_id: str, request: Request,
-                             _: Principal = Depends(dealer)) -> dict[str, str]:  # noqa: B008  # fmt: skip
+async def draw_from_simulated_shoe(table_id: str, request: Request, _: Principal = Depends(dealer)) -> dict[str, str]:
     runtime_of(request, table_id)
     if not studio_of(request).draw_simulated(table_id):
         raise HTTPException(409, "this table reads a real shoe: draw the card from it")
@@ -166,20 +171,23 @@ async def draw_from_simulated_shoe(table_id: str, request: Request,
 
 
 @router.post("/api/tables/{table_id}/correct")
-async def correct_card(table_id: str, body: Correction, request: Request,
-                 who: Principal = Depends(pit_boss)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def correct_card(
+    table_id: str, body: Correction, request: Request, who: Principal = Depends(pit_boss)
+) -> dict[str, Any]:
     return apply(request, table_id, c.CorrectCard(who.actor, body.position, card_of(body.card), body.reason))
 
 
 @router.post("/api/tables/{table_id}/continue")
-async def continue_play(table_id: str, body: Reason, request: Request,
-                  who: Principal = Depends(pit_boss)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def continue_play(
+    table_id: str, body: Reason, request: Request, who: Principal = Depends(pit_boss)
+) -> dict[str, Any]:
     return apply(request, table_id, c.ContinuePlay(who.actor, body.reason))
 
 
 @router.post("/api/tables/{table_id}/void")
-async def void_round(table_id: str, body: RequiredReason, request: Request,
-               who: Principal = Depends(pit_boss)) -> dict[str, Any]:  # noqa: B008  # fmt: skip
+async def void_round(
+    table_id: str, body: RequiredReason, request: Request, who: Principal = Depends(pit_boss)
+) -> dict[str, Any]:
     return apply(request, table_id, c.VoidRound(who.actor, body.reason))
 
 
@@ -199,7 +207,8 @@ async def console_feed(websocket: WebSocket, table_id: str) -> None:
     try:
         while True:
             shown = runtime.version
-            await websocket.send_json(table_view(runtime, studio.clock.now(), list(runtime.recent)))
+            chat = studio.chat.messages(table_id, limit=20)
+            await websocket.send_json(table_view(runtime, studio.clock.now(), list(runtime.recent), chat))
             async with runtime.changed:
                 if runtime.version == shown:  # a change made while sending is shown now, not a second later
                     with contextlib.suppress(TimeoutError):

@@ -1,0 +1,267 @@
+// The pit boss view: every table live, suspended tables first with everything needed to decide — what the table
+// expected, what was read, the raw device data and camera crop — and the decisions: correct a card, continue, void.
+// The dealer's actions are here too, so a pit boss can open and close a table.
+//
+// Each table's card is built once and then updated in place, so the live feed never wipes what the pit boss types.
+import {
+  api, byTestId, cardElement, el, goSignIn, hideBanner, phaseName, renderWho, requireSignIn, setText, showBanner,
+  watchTable,
+} from "/static/common.js";
+
+const cards = new Map(); // table id → {root, parts, view, connection}
+
+const SIDE_LETTER = { player: "P", banker: "B" };
+
+// A camera crop's link, when the raw device data names an image: an http(s) URL or an absolute path. Smart-shoe raw
+// data (hex frames) gets no link. Never a javascript: URL.
+function cropUrl(raw) {
+  if (typeof raw !== "string") return null;
+  const text = raw.trim();
+  if (/^https?:\/\//i.test(text)) return text;
+  if (text.startsWith("/") && !text.startsWith("//")) return text;
+  if (/\.(png|jpe?g|webp|bmp)$/i.test(text) && !/^[a-z][a-z0-9+.-]*:/i.test(text)) return text;
+  return null;
+}
+
+function post(table, path, body) {
+  return api("POST", `/api/tables/${encodeURIComponent(table)}/${path}`, body);
+}
+
+async function decide(table, button, request, after) {
+  button.disabled = true;
+  try {
+    const answer = await request();
+    hideBanner();
+    if (answer && answer.table) update(answer.table);
+    if (after) after();
+  } catch (error) {
+    if (error.status === 401) goSignIn();
+    else showBanner(`${table}: ${error.message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function facts(pairs) {
+  return el("dl", { class: "facts" }, ...pairs.flatMap(([name, value, testid]) =>
+    [el("dt", {}, name), el("dd", { testid }, value)]));
+}
+
+function expectedText(view) {
+  const suspension = view.suspension;
+  if (!suspension) return "";
+  switch (suspension.interrupted) {
+    case "dealing":
+      return view.round && view.round.next_side
+        ? `dealing: the next card was due to ${view.round.next_side.toUpperCase()} (position ${view.round.cards.length + 1})`
+        : "dealing: the deal was complete";
+    case "burning":
+      return view.burn ? `burning: ${view.burn.remaining} card(s) still to burn (${view.burn.reason})` : "burning";
+    case "betting_open":
+      return "betting was open: no card was due";
+    case "ready":
+      return "between rounds: no card was due until betting opened and closed";
+    case "awaiting_shuffle":
+      return "the shoe was waiting to be shuffled";
+    case "awaiting_cut":
+      return "the shoe was waiting for its cut card";
+    default:
+      return phaseName(suspension.interrupted);
+  }
+}
+
+function readView(read) {
+  if (!read) return el("span", { class: "muted" }, "no card read caused this");
+  const url = cropUrl(read.raw);
+  return el("div", {},
+    read.card ? cardElement(read.card) : el("strong", {}, "unreadable card"),
+    ` from ${read.source}`,
+    read.device_seq !== null && read.device_seq !== undefined ? ` · device seq ${read.device_seq}` : "",
+    read.confidence !== null && read.confidence !== undefined ? ` · confidence ${read.confidence}` : "",
+    el("div", { class: "raw mono", testid: "raw" }, read.raw === null || read.raw === undefined ? "(no raw data)" : read.raw),
+    url ? el("a", { href: url, target: "_blank", rel: "noopener", testid: "crop-link" }, "camera crop") : "",
+  );
+}
+
+function roundCards(round) {
+  if (!round || !round.cards.length) return el("span", { class: "muted" }, round ? "no card dealt yet" : "no round");
+  return el("span", {}, ...round.cards.map((item) =>
+    el("span", { class: "positioned", testid: "round-card", dataset: { position: item.position } },
+      `${item.position}·${SIDE_LETTER[item.side] || item.side} `, cardElement(item.card), " ")));
+}
+
+function build(table) {
+  const parts = {};
+  const input = (testid, attributes = {}) => el("input", { testid, type: "text", ...attributes });
+  parts.title = el("span", {}, `Table ${table}`);
+  parts.phase = el("span", { class: "phase-tag", testid: "phase" });
+  parts.connection = el("span", { class: "connection", testid: "connection", dataset: { state: "connecting" } }, "connecting…");
+  parts.context = el("div", { testid: "context" });
+  parts.suspension = el("div", { testid: "suspension" });
+
+  parts.position = el("select", { testid: "correct-position", name: "position" });
+  parts.code = input("correct-card", { placeholder: "card, e.g. QH", maxlength: 4, size: 6, required: true });
+  parts.correctReason = input("correct-reason", { placeholder: "reason", maxlength: 500, required: true });
+  const correctButton = el("button", { type: "submit", testid: "correct-submit" }, "Correct card");
+  const correctForm = el("form", { testid: "correct-form" },
+    el("label", {}, "Card", parts.position), el("label", {}, "Really", parts.code),
+    el("label", {}, "Reason", parts.correctReason), correctButton);
+  correctForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    decide(table, correctButton, () => post(table, "correct", {
+      position: Number(parts.position.value), card: parts.code.value.trim().toUpperCase(),
+      reason: parts.correctReason.value.trim(),
+    }), () => { parts.code.value = ""; parts.correctReason.value = ""; });
+  });
+
+  parts.continueReason = input("continue-reason", { placeholder: "reason (optional)", maxlength: 500 });
+  const continueButton = el("button", { type: "submit", class: "primary", testid: "continue-submit" }, "Continue play");
+  const continueForm = el("form", { testid: "continue-form" },
+    el("label", {}, "Continue", parts.continueReason), continueButton);
+  continueForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    decide(table, continueButton, () => post(table, "continue", { reason: parts.continueReason.value.trim() }),
+      () => { parts.continueReason.value = ""; });
+  });
+
+  parts.voidReason = input("void-reason", { placeholder: "reason (required)", maxlength: 500, required: true });
+  const voidButton = el("button", { type: "submit", class: "danger", testid: "void-submit" }, "Void round, refund all");
+  const voidForm = el("form", { testid: "void-form" }, el("label", {}, "Void", parts.voidReason), voidButton);
+  voidForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    decide(table, voidButton, () => post(table, "void", { reason: parts.voidReason.value.trim() }),
+      () => { parts.voidReason.value = ""; });
+  });
+  parts.decision = el("div", { class: "decision", testid: "decision", hidden: true },
+    correctForm, continueForm, voidForm);
+
+  const dealerAction = (label, testid, path, body) => {
+    const button = el("button", { type: "button", class: "small", testid });
+    button.textContent = label;
+    button.addEventListener("click", () => decide(table, button, () => post(table, path, body)));
+    return button;
+  };
+  parts.dealerActions = el("div", { class: "actions-row", testid: "dealer-actions" },
+    dealerAction("Confirm shuffle", "act-shuffle", "shuffle"),
+    dealerAction("Place cut card", "act-cut", "cut", {}),
+    dealerAction("Open betting", "act-open-betting", "open-betting"),
+    dealerAction("No more bets", "act-close-betting", "close-betting"),
+    dealerAction("Cut card out", "act-cut-card-out", "cut-card-out"),
+    el("a", { class: "button small", href: `/static/console.html?table=${encodeURIComponent(table)}`,
+      testid: "console-link" }, "Console"));
+
+  const root = el("article", { class: "panel table-card", testid: "table-card", dataset: { table } },
+    el("h3", {}, parts.title, parts.phase, parts.connection),
+    parts.context, parts.suspension, parts.decision,
+    el("h4", { class: "muted" }, "Dealer actions (open and close the table)"), parts.dealerActions);
+  return { root, parts, view: null, positionsKey: "" };
+}
+
+function updatePositions(entry, view) {
+  const round = view.round;
+  const read = view.suspension ? view.suspension.read : null;
+  const key = JSON.stringify([round ? round.cards : [], read ? read.card : null, view.suspension?.corrected]);
+  if (key === entry.positionsKey) return;
+  entry.positionsKey = key;
+  const select = entry.parts.position;
+  const previous = select.value;
+  const options = [];
+  if (read) {
+    const shown = view.suspension.corrected ? `${view.suspension.corrected} (corrected)` : read.card || "unreadable";
+    options.push(el("option", { value: "0" }, `0 · the read waiting: ${shown}`));
+  }
+  for (const item of round ? round.cards : []) {
+    options.push(el("option", { value: String(item.position) },
+      `${item.position} · ${item.side} · ${item.card}`));
+  }
+  if (!options.length) options.push(el("option", { value: "", disabled: true }, "no card to correct"));
+  select.replaceChildren(...options);
+  if ([...select.options].some((option) => option.value === previous)) select.value = previous;
+}
+
+function update(view) {
+  const entry = cards.get(view.table);
+  if (!entry) return;
+  if (entry.view && view.seq < entry.view.seq) return;
+  entry.view = view;
+  const { root, parts } = entry;
+  const suspended = view.phase === "suspended";
+  root.dataset.phase = view.phase;
+  root.classList.toggle("suspended", suspended);
+  parts.phase.className = `phase-tag${suspended ? " suspended" : ""}`;
+  setText(parts.phase, phaseName(view.phase));
+
+  const sources = Object.entries(view.sources || {}).map(([name, health]) =>
+    `${name}: ${health.state}${health.detail ? ` (${health.detail})` : ""}`).join("; ") || "none";
+  const betting = view.phase === "betting_open" ? ` · light ${view.light}, ${Math.ceil(view.seconds_left)} s` : "";
+  parts.context.replaceChildren(facts([
+    ["Next", `${view.next_action.text}${view.next_action.detail ? ` — ${view.next_action.detail}` : ""}${betting}`,
+      "next-action"],
+    ["Dealer", view.dealer || "—", "dealer"],
+    ["Shoe", `shoe ${view.shoe} · ${view.cards_drawn} cards out${view.cut_position !== null ?
+      ` · cut card at ${view.cut_position}` : ""}${view.last_hand_round !== null ? ` · last hand: round ${view.last_hand_round}` : ""}`],
+    ["Round", view.round ? el("span", {}, `${view.round.game_id} · `, roundCards(view.round),
+      ` Player ${view.round.player_total} · Banker ${view.round.banker_total}`) : "—", "round"],
+    ["Last result", view.last_result ? `${view.last_result.winner} ${view.last_result.player_total}–` +
+      `${view.last_result.banker_total} (${view.last_result.game_id})` : "—"],
+    ["Sources", sources, "sources"],
+  ]));
+
+  if (suspended) {
+    const suspension = view.suspension;
+    parts.suspension.replaceChildren(
+      el("h4", {}, "Suspended — the table waits for your decision"),
+      facts([
+        ["Why", `${suspension.reason.replaceAll("_", " ")}: ${suspension.detail}`, "suspension-reason"],
+        ["Expected", expectedText(view), "expected"],
+        ["Read", readView(suspension.read), "read"],
+        ["Corrected", suspension.corrected ? cardElement(suspension.corrected) : "—", "corrected"],
+      ]));
+    updatePositions(entry, view);
+  } else {
+    parts.suspension.replaceChildren();
+    entry.positionsKey = "";
+  }
+  parts.decision.hidden = !suspended;
+
+  const home = suspended ? byTestId("suspended-tables") : byTestId("tables");
+  if (root.parentElement !== home) home.append(root);
+  const count = [...cards.values()].filter((item) => item.view && item.view.phase === "suspended").length;
+  byTestId("no-suspended").hidden = count > 0;
+  setText(byTestId("suspended-count"), count ? `${count} table${count > 1 ? "s" : ""} suspended` : "");
+  document.title = count ? `(${count}) Pit boss` : "Pit boss";
+}
+
+function status(table, state, detail, code) {
+  const entry = cards.get(table);
+  const badge = entry.parts.connection;
+  badge.dataset.state = state;
+  entry.root.classList.toggle("stale", state !== "live");
+  if (state === "live") setText(badge, "live");
+  else if (state === "reconnecting") setText(badge, "disconnected — retrying");
+  else if (state === "connecting") setText(badge, "connecting…");
+  else {
+    setText(badge, "disconnected");
+    if (code === 4401) goSignIn();
+    else showBanner(`${table}: ${detail}`);
+  }
+}
+
+async function start() {
+  const me = await requireSignIn(["pit_boss"]);
+  if (!me) return;
+  renderWho(me);
+  const tables = await api("GET", "/api/tables");
+  for (const view of tables) {
+    const entry = build(view.table);
+    cards.set(view.table, entry);
+    byTestId("tables").append(entry.root);
+    update(view);
+    watchTable(view.table, update, (state, detail, code) => status(view.table, state, detail, code));
+  }
+}
+
+start().catch((error) => {
+  if (error.status === 401) goSignIn();
+  else showBanner(error.message);
+});
