@@ -69,6 +69,7 @@ class TableRuntime:
     simulator: ShoeSimulator | None = None
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
     shoe_results: list[dict[str, Any]] = field(default_factory=list)  # this shoe's results, for the roads
+    last_void: dict[str, Any] | None = None  # the last round voided, with its reason and who voided it
     version: int = 0
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -83,6 +84,8 @@ class TableRuntime:
         elif record.kind == "RoundCompleted":
             self.recent.append(dict(record.data))
             self.shoe_results.append(dict(record.data))
+        elif record.kind == "RoundVoided":
+            self.last_void = {**record.data, "by": record.actor, "at": record.at.isoformat()}
 
     @property
     def source_states(self) -> dict[str, SourceHealth]:

@@ -75,6 +75,7 @@ def table_view(runtime: TableRuntime, now: datetime, recent: list[dict[str, Any]
         "burn": None if state.burn is None else {"reason": state.burn.reason, "remaining": state.burn.remaining},
         "round": _round(state),
         "last_result": None if state.last_result is None else result_view(state.last_result),
+        "last_void": runtime.last_void,
         "recent_results": recent,
         "roads": compute_roads(runtime.shoe_results).to_json(),
         "suspension": suspension,

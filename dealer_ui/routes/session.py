@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
 from dealer_ui.auth import SESSION_COOKIE, current_principal
+from dealer_ui.runtime import DEMO_ACCOUNTS
 from studio.users import Principal
 
 router = APIRouter(prefix="/api", tags=["session"])
@@ -38,6 +39,15 @@ def logout(request: Request, response: Response) -> dict[str, str]:
         request.app.state.studio.users.close_session(token)
     response.delete_cookie(SESSION_COOKIE)
     return {"status": "signed out"}
+
+
+@router.get("/studio")
+def studio_info(request: Request) -> dict[str, Any]:
+    """Public: what the sign-in page needs before anyone signs in (the demo accounts only in demo mode)."""
+    studio = request.app.state.studio
+    demo = bool(studio.settings.demo)
+    accounts = [{"name": n, "password": p, "role": r.value} for n, r, p in DEMO_ACCOUNTS] if demo else []
+    return {"demo": demo, "demo_accounts": accounts, "tables": list(studio.tables)}
 
 
 @router.get("/me")

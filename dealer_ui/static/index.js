@@ -1,13 +1,8 @@
 // The sign-in page: signs a person in, says when the studio is in demo mode, and links to the views their role uses.
 import { api, byTestId, el, hideBanner, renderWho, roleName, showBanner, whoAmI } from "/static/common.js";
 
-// The accounts `studio run` creates in demo mode (dealer_ui/runtime.py DEMO_ACCOUNTS); shown only in demo mode.
-const DEMO_ACCOUNTS = [
-  ["dealer", "dealer", "dealer"],
-  ["pitboss", "pitboss", "pit boss"],
-  ["surveillance", "surveillance", "surveillance"],
-  ["admin", "admin", "admin"],
-];
+// The demo accounts come from the public GET /api/studio, and only when the studio runs in demo mode.
+let demoAccounts = [];
 
 const VIEWS = {
   console: { label: "Dealer console", roles: ["dealer", "pit_boss", "admin"] },
@@ -25,8 +20,8 @@ function showDemo(demo) {
   const box = byTestId("demo-banner");
   box.hidden = !demo;
   if (!demo) return;
-  const rows = DEMO_ACCOUNTS.map(([name, password, role]) =>
-    el("tr", { testid: "demo-account" }, el("td", {}, role), el("td", { class: "mono" }, `${name} / ${password}`)));
+  const rows = demoAccounts.map(({ name, password, role }) =>
+    el("tr", { testid: "demo-account" }, el("td", {}, roleName(role)), el("td", { class: "mono" }, `${name} / ${password}`)));
   byTestId("demo-accounts").replaceChildren(el("tr", {}, el("th", {}, "role"), el("th", {}, "name / password")), ...rows);
 }
 
@@ -80,6 +75,13 @@ async function start() {
       button.disabled = false;
     }
   });
+  try {
+    const studio = await api("GET", "/api/studio");
+    demoAccounts = studio.demo_accounts;
+    showDemo(studio.demo);
+  } catch (error) {
+    showBanner(error.message);
+  }
   let me = null;
   try {
     me = await whoAmI();
