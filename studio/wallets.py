@@ -218,6 +218,19 @@ class WalletStore:
 
     # Settlement.
 
+    def outcomes(self, game_server: str, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+        """Settled bets of a game server's players, in the order they were settled, after ledger entry `after`."""
+        query = (
+            select(_L.c.id, _B.c.bet_id, _B.c.player_id, _B.c.game_id, _B.c.table_id, _B.c.bet_type, _B.c.stake,
+                   _B.c.verdict, _B.c.returned, _B.c.commission, _B.c.settled_at)
+            .join(_B, _B.c.bet_id == _L.c.bet_id)
+            .where(_L.c.id > after, _L.c.kind.in_(("win", "lose", "push", "refund")), _B.c.game_server == game_server,
+                   _B.c.status == "settled")
+            .order_by(_L.c.id).limit(limit)
+        )  # fmt: skip
+        with self._engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
     def settled_rounds(self) -> set[str]:
         with self._engine.connect() as conn:
             return set(conn.execute(select(_S.c.game_id)).scalars())
@@ -239,10 +252,11 @@ class WalletStore:
         delta: dict[str, int] = defaultdict(int)
         for settled in settlements:
             player = owners[settled.bet.bet_id]
-            kind = {Verdict.WIN: "win", Verdict.PUSH: "push", Verdict.REFUND: "refund"}.get(settled.verdict)
-            if kind is not None:
-                entries.append({"player_id": player, "kind": kind, "amount": settled.returned + settled.commission,
-                                "game_id": game_id, "bet_id": settled.bet.bet_id, "at": now})  # fmt: skip
+            # One outcome entry per bet (a loss too, for nothing: the stake was taken when the bet was placed), so
+            # that every bet's settlement has its place, in order, in the ledger that game servers read.
+            kind = {Verdict.WIN: "win", Verdict.PUSH: "push", Verdict.REFUND: "refund"}.get(settled.verdict, "lose")
+            entries.append({"player_id": player, "kind": kind, "amount": settled.returned + settled.commission,
+                            "game_id": game_id, "bet_id": settled.bet.bet_id, "at": now})  # fmt: skip
             if settled.commission:
                 entries.append({"player_id": player, "kind": "commission", "amount": -settled.commission,
                                 "game_id": game_id, "bet_id": settled.bet.bet_id, "at": now})  # fmt: skip

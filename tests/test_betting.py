@@ -78,8 +78,14 @@ def test_a_banker_win_pays_less_commission_and_the_ledger_adds_up(table: Table) 
     table.deal("QH 9D 2C 10S")
     assert table.wallets.balance("p1") == 100_000 - 3_500 + 1_950
     assert table.wallets.balance("p1") == table.wallets.ledger_sum("p1")
-    kinds = [(e["kind"], e["amount"]) for e in table.wallets.entries("p1")]
-    assert kinds[-2:] == [("win", 2_000), ("commission", -50)]
+    kinds = [(e["kind"], e["bet_id"], e["amount"]) for e in table.wallets.entries("p1")]
+    assert kinds[-4:] == [("win", "b1", 2_000), ("commission", "b1", -50), ("lose", "b2", 0), ("lose", "b3", 0)]
+    # The game server reads each bet's outcome, in settlement order, and pages on from the last id.
+    outcomes = table.wallets.outcomes("gs1")
+    assert [(o["bet_id"], o["verdict"], o["returned"]) for o in outcomes] == [
+        ("b1", "win", 1_950), ("b2", "lose", 0), ("b3", "lose", 0)]  # fmt: skip
+    assert table.wallets.outcomes("gs1", after=outcomes[0]["id"])[0]["bet_id"] == "b2"
+    assert table.wallets.outcomes("another-server") == []
     assert {row["bet_id"]: row["verdict"] for row in table.wallets.bet_rows("p1")} == {
         "b1": "win", "b2": "lose", "b3": "lose"}  # fmt: skip
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require
@@ -87,6 +87,14 @@ def wallet(player_id: str, request: Request, who: Principal = Depends(game_serve
         return {"player_id": player_id, "balance": wallets.balance(player_id), "entries": wallets.entries(player_id)}
     except WalletError as error:
         raise HTTPException(404, str(error)) from None
+
+
+@router.get("/api/settlements")
+def settlements(request: Request, after: int = Query(0, ge=0), limit: int = Query(1000, ge=1, le=1000),
+                who: Principal = Depends(game_server)) -> dict[str, Any]:  # fmt: skip
+    """Each of this game server's players' settled bets, in settlement order: page with `after` = the last `id`."""
+    outcomes = _studio(request).wallets.outcomes(who.name, after, limit)
+    return {"settlements": outcomes, "next_after": outcomes[-1]["id"] if outcomes else after}
 
 
 @router.get("/api/players/{player_id}/bets")
