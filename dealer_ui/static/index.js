@@ -44,6 +44,10 @@ async function showSignedIn(me) {
         href: `/static/console.html?table=${encodeURIComponent(table)}` }, `${VIEWS.console.label} ${table}`));
     }
   }
+  for (const table of tables) {
+    links.push(el("a", { class: "button", testid: `link-display-${table}`,
+      href: `/static/display.html?table=${encodeURIComponent(table)}` }, `Table display ${table}`));
+  }
   for (const page of ["pitboss", "surveillance"]) {
     if (VIEWS[page].roles.includes(me.role)) {
       links.push(el("a", { class: "button", testid: `link-${page}`, href: `/static/${page}.html` }, VIEWS[page].label));

@@ -336,3 +336,19 @@ def test_surveillance_finds_the_voided_round(studio_server: StudioServer, new_co
     assert [record["kind"] for record in exported] == kinds
     assert page.get_by_test_id("export-shoe-csv").get_attribute("href", timeout=1000)
     assert_no_js_errors(page)
+
+
+def test_table_display_draws_the_roads_of_the_shoe(studio_server: StudioServer, new_context: Any) -> None:
+    """The read-only display shows one bead per result of the shoe and the big road's cells, as the API has them."""
+    page = sign_in(new_context(), studio_server, "surveillance", "surveillance", "/static/display.html?table=T1")
+    page.wait_for_selector('[data-testid="connection"][data-state="live"]')
+    roads = ApiClient(studio_server, "surveillance", "surveillance").call("GET", "/api/tables/T1/roads")
+    page.wait_for_function(
+        "count => document.querySelectorAll('[data-testid=bead]').length === count", arg=len(roads["bead_plate"])
+    )
+    beads = page.locator('[data-testid="bead"]').all_inner_texts()
+    assert beads == roads["bead_plate"]
+    assert page.locator('[data-testid="big-road-cell"]').count() == sum(len(column) for column in roads["big_road"])
+    assert "Banker" in page.locator('[data-testid="counts"]').inner_text()
+    screenshot(page, "d01-table-display")
+    assert_no_js_errors(page)
