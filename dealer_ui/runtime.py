@@ -133,7 +133,8 @@ class Studio:
         if len(sources) == 2:
             reconciler = Reconciler(sources[0].source_id, sources[1].source_id, config.reconcile_window)
         supervisor = Supervisor(self._handler(config.table_id), sources, reconciler=reconciler)
-        betting = BettingService(config.table_id, self.wallets, config.limits, config.pay_table, self.clock)
+        betting = BettingService(config.table_id, self.wallets, config.limits, config.pay_table, self.clock,
+                                 config.player_banker)  # fmt: skip
         runtime = TableRuntime(config, service, sources, supervisor, betting, simulator)
         for record in self.store.read(config.table_id):
             runtime.follow(record)

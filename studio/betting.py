@@ -21,6 +21,7 @@ from studio.cards import Card
 from studio.errors import BetRejected
 from studio.limits import TableLimits
 from studio.paytable import SHORTCUTS, BetType, PayTable
+from studio.player_banker import bank_result
 from studio.ports import Clock, Record
 from studio.procedure import Phase, TableState
 from studio.rules import Outcome, outcome
@@ -47,10 +48,32 @@ class BettingService:
     limits: TableLimits
     pay_table: PayTable
     clock: Clock
+    player_banker: bool = False  # one player holds the bank (seed 001) instead of the house
 
-    def _open_round(self, state: TableState) -> str:
+    def _open_round(self, state: TableState, player_id: str | None = None) -> str:
         if state.phase is not Phase.BETTING_OPEN or state.round is None or self.clock.now() >= state.round.closes_at:
             raise BettingClosed
+        game_id = state.round.game_id
+        if self.player_banker:
+            seat = self.wallets.banker(self.table_id)
+            if seat is None:
+                raise BetRejected("bet", 0, "nobody holds the bank at this table")
+            if player_id == seat["player_id"]:
+                raise BetRejected("bet", 0, "the banker cannot bet against their own bank")
+            if self.wallets.approver(game_id) is None:
+                if not seat["auto_approve"]:
+                    raise BetRejected("bet", 0, "the banker has not approved this round yet")
+                self.wallets.approve(game_id, seat["player_id"])
+        return game_id
+
+    def approve_round(self, state: TableState, player_id: str) -> str:
+        """The banker approves the round in betting: bets may be taken."""
+        seat = self.wallets.banker(self.table_id)
+        if seat is None or seat["player_id"] != player_id:
+            raise BetRejected("approval", 0, f"{player_id} does not hold the bank at this table")
+        if state.phase is not Phase.BETTING_OPEN or state.round is None:
+            raise BettingClosed
+        self.wallets.approve(state.round.game_id, player_id)
         return state.round.game_id
 
     def _take(self, game_id: str, game_server: str, player_id: str, bet_id: str, bet_type: BetType,
@@ -71,7 +94,7 @@ class BettingService:
     def place(self, state: TableState, game_server: str, player_id: str, bet_id: str, bet_type: str,
               stake: int) -> list[PlacedBet]:  # fmt: skip
         """Place a bet (or a 2 Way / 3 Way shortcut, which places one bet per covered type)."""
-        game_id = self._open_round(state)
+        game_id = self._open_round(state, player_id)
         name = bet_type.strip().lower().replace(" ", "_").replace("-", "_")
         if name in SHORTCUTS or name in ("2_way", "3_way", "2way", "3way"):
             bets = expand_shortcut(bet_id, bet_type, stake)
@@ -118,7 +141,12 @@ class BettingService:
         bets = self.wallets.bets(game_id, status="open")
         settlements = settle([bet.as_bet() for bet in bets], outcome, self.pay_table, self.limits)
         kind = "void" if isinstance(outcome, Void) else "result"
-        return self.wallets.settle(game_id, kind, settlements, owners_of(bets))
+        bank = None
+        banker = self.wallets.approver(game_id) if self.player_banker else None
+        if banker is not None:
+            result = bank_result(settlements, self.pay_table.commission_rounding)
+            bank = (banker, result.gross, result.commission)
+        return self.wallets.settle(game_id, kind, settlements, owners_of(bets), bank)
 
     def settle_record(self, record: Record) -> bool:
         """Settle the round a logged result or void closes; False if the record closes none or it was settled."""

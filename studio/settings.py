@@ -83,6 +83,7 @@ class TableConfig:
     procedure: ProcedureConfig = field(default_factory=ProcedureConfig)
     sources: tuple[SourceSpec, ...] = ()
     reconcile_window: float = 2.0  # with two sources: how long a card may wait for the other source's read
+    player_banker: bool = False  # [table] banker = "player": one player holds the bank (seed 001)
     path: Path | None = None  # the file the table was read from, for error messages
 
 
@@ -154,6 +155,9 @@ def load_table_config(table_file: Path | None = None, base: Path | None = None) 
         pay_table = load_pay_table(str(table.get("pay_table", "standard")), folder)
         table_id = str(table.get("id", path.stem if table_file is not None else "T1"))
         procedure = procedure_from_mapping(data.get("procedure", {}))
+        banker = table.get("banker", "house")
+        if banker not in ("house", "player"):
+            raise ConfigError(f'table.banker: expected "house" or "player", got {banker!r}')
         sources = sources_from_list(data.get("sources", []))
         window = (
             data.get("reconcile", {}).get("window_seconds", 2.0) if isinstance(data.get("reconcile"), Mapping) else 2.0
@@ -163,4 +167,6 @@ def load_table_config(table_file: Path | None = None, base: Path | None = None) 
     except ConfigError as error:
         message = str(error)
         raise ConfigError(message if message.startswith(str(folder)) else f"{path}: {message}") from None
-    return TableConfig(table_id, pay_table, limits, procedure, sources, float(window), path)
+    return TableConfig(
+        table_id, pay_table, limits, procedure, sources, float(window), player_banker=banker == "player", path=path
+    )

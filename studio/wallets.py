@@ -75,8 +75,26 @@ class SettledRound(SQLModel, table=True):
     at: str
 
 
-_TABLES = [WalletRow, LedgerRow, BetRow, SettledRound]
-_W, _L, _B, _S = (model.__table__ for model in _TABLES)  # type: ignore[attr-defined]
+class BankerSeat(SQLModel, table=True):
+    """Who holds the bank at a table in player-banker mode (a row per table while someone does)."""
+
+    __tablename__ = "banker_seat"
+    table_id: str = Field(primary_key=True)
+    player_id: str
+    game_server: str
+    auto_approve: bool = False
+    since: str
+
+
+class BankerApproval(SQLModel, table=True):
+    __tablename__ = "banker_approval"
+    game_id: str = Field(primary_key=True)
+    player_id: str
+    at: str
+
+
+_TABLES = [WalletRow, LedgerRow, BetRow, SettledRound, BankerSeat, BankerApproval]
+_W, _L, _B, _S, _SEAT, _OK = (model.__table__ for model in _TABLES)  # type: ignore[attr-defined]
 Index("bet_player_game", _B.c.player_id, _B.c.game_id)
 
 
@@ -105,7 +123,7 @@ class WalletStore:
         self._engine = open_engine(make_url(url))
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})  # BEGIN IMMEDIATE on SQLite
         self._clock = clock
-        SQLModel.metadata.create_all(self._engine, tables=[_W, _L, _B, _S])
+        SQLModel.metadata.create_all(self._engine, tables=[_W, _L, _B, _S, _SEAT, _OK])
 
     def close(self) -> None:
         self._engine.dispose()
@@ -239,8 +257,44 @@ class WalletStore:
         with self._engine.connect() as conn:
             return conn.execute(select(_S.c.game_id).where(_S.c.game_id == game_id)).first() is not None
 
+    # The bank, at tables in player-banker mode.
+
+    def banker(self, table_id: str) -> dict[str, Any] | None:
+        with self._engine.connect() as conn:
+            row = conn.execute(select(_SEAT).where(_SEAT.c.table_id == table_id)).first()
+        return None if row is None else dict(row._mapping)
+
+    def take_bank(self, table_id: str, player_id: str, game_server: str, auto_approve: bool, required: int) -> None:
+        with self._writer.begin() as conn:
+            if conn.execute(select(_SEAT.c.player_id).where(_SEAT.c.table_id == table_id)).first() is not None:
+                raise WalletError(f"table {table_id} already has a banker")
+            wallet = conn.execute(select(_W.c.balance, _W.c.game_server).where(_W.c.player_id == player_id)).first()
+            if wallet is None or wallet.game_server != game_server:
+                raise WalletError(f"no wallet for player {player_id!r}")
+            if wallet.balance < required:
+                raise WalletError(f"holding the bank needs a balance of {required}; {player_id} has {wallet.balance}")
+            conn.execute(insert(_SEAT).values(table_id=table_id, player_id=player_id, game_server=game_server,
+                                              auto_approve=auto_approve, since=self._now()))  # fmt: skip
+
+    def leave_bank(self, table_id: str, player_id: str) -> None:
+        with self._writer.begin() as conn:
+            done = conn.execute(_SEAT.delete().where(_SEAT.c.table_id == table_id, _SEAT.c.player_id == player_id))
+            if done.rowcount == 0:
+                raise WalletError(f"{player_id} does not hold the bank at {table_id}")
+
+    def approve(self, game_id: str, player_id: str) -> None:
+        with self._writer.begin() as conn:
+            if conn.execute(select(_OK.c.game_id).where(_OK.c.game_id == game_id)).first() is None:
+                conn.execute(insert(_OK).values(game_id=game_id, player_id=player_id, at=self._now()))
+
+    def approver(self, game_id: str) -> str | None:
+        """The banker who approved the round, if one did."""
+        with self._engine.connect() as conn:
+            value = conn.execute(select(_OK.c.player_id).where(_OK.c.game_id == game_id)).scalar()
+        return None if value is None else str(value)
+
     def settle(self, game_id: str, outcome: str, settlements: Sequence[Settlement],
-               owners: dict[str, str]) -> bool:  # fmt: skip
+               owners: dict[str, str], bank: tuple[str, int, int] | None = None) -> bool:  # fmt: skip
         """Write a round's settlements in one transaction; False (and nothing written) if it was settled already.
 
         `owners` maps each bet id to its player. Ledger: a win returns stake + gross win as "win" and takes the
@@ -263,6 +317,14 @@ class WalletStore:
             delta[player] += settled.returned
             updates.append({"b_id": settled.bet.bet_id, "verdict": settled.verdict.value, "returned": settled.returned,
                             "commission": settled.commission, "settled_at": now})  # fmt: skip
+        if bank is not None:
+            banker, gross, bank_commission = bank
+            entries.append({"player_id": banker, "kind": "bank", "amount": gross, "game_id": game_id, "bet_id": None,
+                            "at": now})  # fmt: skip
+            if bank_commission:
+                entries.append({"player_id": banker, "kind": "bank_commission", "amount": -bank_commission,
+                                "game_id": game_id, "bet_id": None, "at": now})  # fmt: skip
+            delta[banker] += gross - bank_commission
         try:
             with self._writer.begin() as conn:
                 conn.execute(insert(_S).values(game_id=game_id, outcome=outcome, at=now))  # the mark goes first

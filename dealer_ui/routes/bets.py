@@ -10,6 +10,8 @@ from pydantic import BaseModel, Field
 from dealer_ui.auth import require
 from dealer_ui.runtime import Studio, TableRuntime
 from studio.errors import BetRejected
+from studio.player_banker import required_bank
+from studio.procedure import Phase
 from studio.users import Principal, Role
 from studio.wallets import PlacedBet, WalletError
 
@@ -166,3 +168,66 @@ def totals(
     if current is None:
         return {"game_id": None, "totals": {}}
     return {"game_id": current.game_id, "totals": _studio(request).wallets.totals(current.game_id)}
+
+
+class TakeBank(PlayerAction):
+    auto_approve: bool = False
+
+
+def _bank_table(request: Request, table_id: str) -> TableRuntime:
+    runtime = _table(request, table_id)
+    if not runtime.config.player_banker:
+        raise HTTPException(409, f"table {table_id} is banked by the house; no player can hold the bank")
+    return runtime
+
+
+@router.get("/api/tables/{table_id}/banker")
+def banker(table_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
+    runtime = _bank_table(request, table_id)
+    return {
+        "banker": _studio(request).wallets.banker(table_id),
+        "required_balance": required_bank(runtime.config.limits),
+    }
+
+
+@router.post("/api/tables/{table_id}/banker")
+async def take_bank(table_id: str, body: TakeBank, request: Request,
+                    who: Principal = Depends(game_server)) -> dict[str, Any]:  # fmt: skip
+    """A player takes the bank, between rounds, with a balance of at least 9 × the table maximum plus 1.5%."""
+    runtime = _bank_table(request, table_id)
+    _own(request, who, body.player_id)
+    if runtime.service.state.phase in (Phase.BETTING_OPEN, Phase.DEALING):
+        raise HTTPException(409, "the bank changes hands only between rounds")
+    required = required_bank(runtime.config.limits)
+    try:
+        _studio(request).wallets.take_bank(table_id, body.player_id, who.name, body.auto_approve, required)
+    except WalletError as error:
+        raise HTTPException(409, str(error)) from None
+    return {"banker": body.player_id, "auto_approve": body.auto_approve, "required_balance": required}
+
+
+@router.post("/api/tables/{table_id}/banker/leave")
+async def leave_bank(table_id: str, body: PlayerAction, request: Request,
+                     who: Principal = Depends(game_server)) -> dict[str, str]:  # fmt: skip
+    runtime = _bank_table(request, table_id)
+    _own(request, who, body.player_id)
+    if runtime.service.state.phase in (Phase.BETTING_OPEN, Phase.DEALING):
+        raise HTTPException(409, "the bank changes hands only between rounds")
+    try:
+        _studio(request).wallets.leave_bank(table_id, body.player_id)
+    except WalletError as error:
+        raise HTTPException(409, str(error)) from None
+    return {"status": f"{body.player_id} left the bank"}
+
+
+@router.post("/api/tables/{table_id}/banker/approve")
+async def approve_round(table_id: str, body: PlayerAction, request: Request,
+                        who: Principal = Depends(game_server)) -> dict[str, str]:  # fmt: skip
+    runtime = _bank_table(request, table_id)
+    _own(request, who, body.player_id)
+    assert runtime.betting is not None
+    try:
+        game_id = runtime.betting.approve_round(runtime.service.state, body.player_id)
+    except BetRejected as error:
+        raise HTTPException(409, str(error)) from None
+    return {"approved": game_id}
