@@ -81,6 +81,7 @@ class CardDealt(Event):
     device_seq: int | None = None
     confidence: float | None = None
     raw: str | None = None
+    game_id: str = ""  # the round's game number, so that a card can be quoted on its own
 
 
 @dataclass(frozen=True, slots=True)

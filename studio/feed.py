@@ -26,7 +26,7 @@ FEED_KINDS = {
 _FIELDS = {
     "round_opened": ("round", "game_id", "opened_at", "closes_at"),
     "betting_closed": ("round", "game_id"),
-    "card": ("round", "position", "side", "card"),
+    "card": ("round", "game_id", "position", "side", "card"),
     "result": ("round", "game_id", "player", "banker", "player_total", "banker_total", "winner", "natural",
                "player_pair", "banker_pair", "last_hand"),
     "void": ("round", "game_id", "reason"),

@@ -189,7 +189,15 @@ def _deal_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]
     side = current.next_side
     assert side is not None, "a complete deal is never left in DEALING"
     dealt = e.CardDealt(
-        current.number, len(current.dealt) + 1, side, card, read.source, read.device_seq, read.confidence, read.raw
+        current.number,
+        len(current.dealt) + 1,
+        side,
+        card,
+        read.source,
+        read.device_seq,
+        read.confidence,
+        read.raw,
+        current.game_id,
     )
     after = current.with_dealt((*current.dealt, (side, card)))
     return [dealt, *_complete_if_dealt(state, after)]

@@ -422,7 +422,7 @@ def test_cards_are_dealt_by_the_rules_and_the_result_recorded(
     for position, (code, side) in enumerate(zip(draws, sides, strict=True), start=1):
         assert next_side(t.state) is SIDES[side]
         read = t.read(code)
-        dealt_event = e.CardDealt(1, position, SIDES[side], card(code), SHOE, read.device_seq)
+        dealt_event = e.CardDealt(1, position, SIDES[side], card(code), SHOE, read.device_seq, game_id=opened[1])
         dealt = (*dealt, (SIDES[side], card(code)))
         if position < len(draws):
             t.step(
@@ -556,7 +556,7 @@ def test_an_unreadable_card_suspends_and_a_pit_boss_correction_deals_it() -> Non
         c.ContinuePlay(BOSS, "corrected"),
         [
             e.PlayContinued(BOSS, "corrected"),
-            e.CardDealt(1, 3, Side.PLAYER, card("QH"), SHOE, 9),
+            e.CardDealt(1, 3, Side.PLAYER, card("QH"), SHOE, 9, game_id=opened[1]),
             e.BurnRequired("error", 3, BOSS),
         ],
         phase=Phase.BURNING,
@@ -690,7 +690,8 @@ def test_sources_that_disagree_suspend_with_the_first_read_set_aside() -> None:
     )
     t.do(c.CorrectCard(BOSS, 0, card("QD"), "the camera is right"))
     events = t.do(c.ContinuePlay(BOSS, "resolved"))
-    assert events[1] == e.CardDealt(1, 2, Side.BANKER, card("QD"), SHOE, 8)
+    assert t.state.round is not None
+    assert events[1] == e.CardDealt(1, 2, Side.BANKER, card("QD"), SHOE, 8, game_id=t.state.round.game_id)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -785,7 +786,8 @@ def test_a_correction_of_a_dealt_card_keeps_the_original_in_the_log() -> None:
         seen={code: n for code, n in seen.items() if n},
         counts=counts(burned=6, dealt=4, corrections=1),
     )  # fmt: skip
-    assert e.CardDealt(1, 3, Side.PLAYER, card("3S"), SHOE, 9) in t.log  # the original read stays in the log
+    original = e.CardDealt(1, 3, Side.PLAYER, card("3S"), SHOE, 9, game_id=opened[1])
+    assert original in t.log  # the original read stays in the log
     # With 4S the Player has 6 and stands, the Banker 6 stands: continuing completes the round.
     result = completed("2H 4S", "6D KC", 1, opened[1])
     assert (result.winner, result.player_total, result.banker_total) == (Winner.TIE, 6, 6)
@@ -981,7 +983,7 @@ def test_the_cut_card_mid_round_makes_it_the_last_hand_and_the_shoe_ends() -> No
     )
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.CardDealt(1, 4, Side.BANKER, card("2C"), SHOE, 10), result, summary],
+        [e.CardDealt(1, 4, Side.BANKER, card("2C"), SHOE, 10, game_id=gid), result, summary],
         **t.took(read),
         phase=Phase.AWAITING_SHUFFLE,
         round=None,
