@@ -108,3 +108,15 @@ class VoidRound(Command):
     """Pit boss: the round is voided and every stake refunded."""
 
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CloseTable(Command):
+    """Pit boss: no more rounds at this table until it is opened again (between rounds or shoes)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTable(Command):
+    """Pit boss: the table plays again, where it was when it closed."""

@@ -58,6 +58,8 @@ def next_action(state: TableState, now: datetime) -> NextAction:
             totals = f"Player {hand_total(player)} · Banker {hand_total(banker)}" if player else ""
             target = side.value.capitalize() if side is not None else "nobody"
             return NextAction("deal", f"Deal to {target}", (totals + last).strip(" —"))
+        case Phase.CLOSED:
+            return NextAction("closed", "Table closed", "a pit boss opens it again")
         case Phase.SUSPENDED:
             assert state.suspension is not None
             return NextAction("call_pit_boss", "Call the pit boss", state.suspension.detail)

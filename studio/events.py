@@ -169,6 +169,18 @@ class ShoeEnded(Event):
     composition_detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class TableClosed(Event):
+    reason: str
+    by: str
+    reopens_in: str  # the phase the table returns to when opened
+
+
+@dataclass(frozen=True, slots=True)
+class TableOpened(Event):
+    by: str
+
+
 class SuspensionReason(enum.Enum):
     CARD_WHILE_BETTING = "card_while_betting"
     CARD_NOT_DUE = "card_not_due"

@@ -41,6 +41,7 @@ class Phase(enum.Enum):
     BETTING_OPEN = "betting_open"
     DEALING = "dealing"
     SUSPENDED = "suspended"
+    CLOSED = "closed"  # a pit boss closed the table between rounds: no round opens until it is opened again
 
 
 class Burn(NamedTuple):
@@ -106,6 +107,7 @@ class TableState(NamedTuple):
     suspension: Suspension | None = None
     counts: ShoeCounts = ShoeCounts()
     last_result: e.RoundCompleted | None = None
+    reopens_in: Phase | None = None  # while closed: the phase the table returns to
 
     @property
     def suspended(self) -> bool:
@@ -391,8 +393,8 @@ def _continue_play(state: TableState, command: c.Command, now: datetime) -> list
             follow += _deal_card(resumed, read, suspension.corrected)
     elif suspension.resume is Phase.DEALING and resumed.round is not None:
         follow += _complete_if_dealt(resumed, resumed.round)  # a correction may have completed the deal
-    if suspension.resume in (Phase.AWAITING_SHUFFLE, Phase.AWAITING_CUT):
-        return follow  # the shuffle's own burn follows
+    if suspension.resume in (Phase.AWAITING_SHUFFLE, Phase.AWAITING_CUT, Phase.CLOSED):
+        return follow  # the shuffle's own burn follows; a closed table burns when it opens and shuffles
     if any(isinstance(event, e.ShoeEnded) for event in follow):
         return follow
     return follow + _error_burn(state, command.actor)
@@ -411,6 +413,19 @@ def _void_round(state: TableState, command: c.Command, now: datetime) -> list[e.
     return voided + _error_burn(state, command.actor)
 
 
+def _close_table(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.CloseTable)
+    _check_pit_boss(state, command)
+    if not command.reason.strip():
+        raise _refuse(state, command, "closing a table needs a reason")
+    return [e.TableClosed(command.reason, command.actor, state.phase.value)]
+
+
+def _open_table(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    _check_pit_boss(state, command)
+    return [e.TableOpened(command.actor)]
+
+
 _DEALER_ERRORS: dict[type[c.Command], Handler] = {
     c.DeclareError: _declare_error,
     c.ReportSourceFailure: _report_source_failure,
@@ -420,16 +435,17 @@ _DEALER_ERRORS: dict[type[c.Command], Handler] = {
 # The procedure: for each phase, the commands it accepts. Anything else is refused with this list as the hint.
 TRANSITIONS: dict[Phase, dict[type[c.Command], Handler]] = {
     Phase.AWAITING_SHUFFLE: {c.ConfirmShuffle: _confirm_shuffle, c.ChangeDealer: _change_dealer,
-                             c.DrawCard: _draw_card},
+                             c.DrawCard: _draw_card, c.CloseTable: _close_table},
     Phase.AWAITING_CUT: {c.PlaceCutCard: _place_cut_card, c.ChangeDealer: _change_dealer, c.DrawCard: _draw_card},
     Phase.BURNING: {c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card, **_DEALER_ERRORS},
     Phase.READY: {c.OpenBetting: _open_betting, c.ChangeDealer: _change_dealer, c.DrawCard: _draw_card,
-                  c.ReportCutCard: _report_cut_card, **_DEALER_ERRORS},
+                  c.ReportCutCard: _report_cut_card, c.CloseTable: _close_table, **_DEALER_ERRORS},
     Phase.BETTING_OPEN: {c.CloseBetting: _close_betting, c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card,
                          **_DEALER_ERRORS},
     Phase.DEALING: {c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card, **_DEALER_ERRORS},
     Phase.SUSPENDED: {c.CorrectCard: _correct_card, c.ContinuePlay: _continue_play, c.VoidRound: _void_round,
                       c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card},
+    Phase.CLOSED: {c.OpenTable: _open_table, c.DrawCard: _draw_card},
 }  # fmt: skip
 
 
@@ -547,6 +563,10 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             return _start_burn(state, event)
         case e.CutCardAppeared(last_round=last):
             return state._replace(last_round=last)
+        case e.TableClosed(reopens_in=phase):
+            return state._replace(phase=Phase.CLOSED, reopens_in=Phase(phase))
+        case e.TableOpened():
+            return state._replace(phase=state.reopens_in or Phase.AWAITING_SHUFFLE, reopens_in=None)
         case e.DealerChanged(dealer=dealer):
             return state._replace(dealer=dealer)
         case e.ShuffleConfirmed(shoe=shoe, dealer=dealer):

@@ -112,6 +112,7 @@ INITIAL = {
     "suspension": None,
     "counts": counts(),
     "last_result": None,
+    "reopens_in": None,
 }
 
 
@@ -1215,6 +1216,8 @@ SAMPLES: dict[type[c.Command], c.Command] = {
     c.CorrectCard: c.CorrectCard(BOSS, 0, Card.parse("QH"), "read by hand"),
     c.ContinuePlay: c.ContinuePlay(BOSS, "resolved"),
     c.VoidRound: c.VoidRound(BOSS, "misdeal"),
+    c.CloseTable: c.CloseTable(BOSS, "end of the session"),
+    c.OpenTable: c.OpenTable(BOSS),
 }
 
 
@@ -1236,6 +1239,9 @@ def table_in(phase: Phase) -> Table:
         t.do(c.OpenBetting(DEALER))
     elif phase is Phase.DEALING:
         t = dealing_table("2H 6D")
+    elif phase is Phase.CLOSED:
+        t = ready_table()
+        t.do(c.CloseTable(BOSS, "end of the session"))
     else:
         t = suspended_table()
     assert t.state.phase is phase
@@ -1272,3 +1278,19 @@ def test_every_move_outside_the_table_is_refused_and_changes_nothing(pair: tuple
     t = table_in(phase)
     t.clock.advance(60)
     assert t.refused(SAMPLES[cls]).reason == "not allowed now"
+
+
+def test_a_pit_boss_closes_the_table_between_rounds_and_opens_it_where_it_was() -> None:
+    t = ready_table()
+    with pytest.raises(ProcedureError, match="only a pit boss"):
+        decide(t.state, c.CloseTable(DEALER, "break"), t.clock.now())
+    assert t.do(c.CloseTable(BOSS, "end of the session")) == [e.TableClosed("end of the session", BOSS, "ready")]
+    assert t.state.phase is Phase.CLOSED
+    assert t.refused(c.OpenBetting(DEALER)).reason == "not allowed now"
+    # A card that comes out while closed suspends the table; once resolved it stays closed, with no burn.
+    t.do(c.DrawCard(DEVICE, c.CardRead(Card.parse("5D"), SHOE, 2000)))
+    assert t.state.phase is Phase.SUSPENDED
+    assert [type(event) for event in t.do(c.ContinuePlay(BOSS, "stray card"))] == [e.PlayContinued]
+    assert t.state.phase is Phase.CLOSED
+    assert t.do(c.OpenTable(BOSS)) == [e.TableOpened(BOSS)]
+    assert t.state.phase is Phase.READY and t.state.reopens_in is None

@@ -191,6 +191,19 @@ async def void_round(
     return apply(request, table_id, c.VoidRound(who.actor, body.reason))
 
 
+@router.post("/api/tables/{table_id}/close")
+async def close_table(
+    table_id: str, body: RequiredReason, request: Request, who: Principal = Depends(pit_boss)
+) -> dict[str, Any]:
+    """No round opens until a pit boss opens the table again (allowed between rounds or shoes)."""
+    return apply(request, table_id, c.CloseTable(who.actor, body.reason))
+
+
+@router.post("/api/tables/{table_id}/open")
+async def open_table(table_id: str, request: Request, who: Principal = Depends(pit_boss)) -> dict[str, Any]:
+    return apply(request, table_id, c.OpenTable(who.actor))
+
+
 @router.websocket("/ws/tables/{table_id}")
 async def console_feed(websocket: WebSocket, table_id: str) -> None:
     """The table's whole state, sent at once and again after every change (and every second for the timer)."""

@@ -230,6 +230,7 @@ const PHASES = {
   betting_open: "betting open",
   dealing: "dealing",
   suspended: "SUSPENDED",
+  closed: "closed",
 };
 
 export function phaseName(phase) {

@@ -150,10 +150,20 @@ function build(table) {
     el("a", { class: "button small", href: `/static/console.html?table=${encodeURIComponent(table)}`,
       testid: "console-link" }, "Console"));
 
+  // Closing and opening the table are the pit boss's own decisions (between rounds or shoes).
+  const closeButton = el("button", { type: "button", class: "small danger", testid: "act-close-table" }, "Close table");
+  closeButton.addEventListener("click", () => {
+    const reason = prompt("Why is the table closing?", "end of the session");
+    if (reason && reason.trim()) decide(table, closeButton, () => post(table, "close", { reason: reason.trim() }));
+  });
+  const openButton = el("button", { type: "button", class: "small", testid: "act-open-table" }, "Open table");
+  openButton.addEventListener("click", () => decide(table, openButton, () => post(table, "open")));
+  parts.dealerActions.append(closeButton, openButton);
+
   const root = el("article", { class: "panel table-card", testid: "table-card", dataset: { table } },
     el("h3", {}, parts.title, parts.phase, parts.connection),
     parts.context, parts.suspension, parts.decision,
-    el("h4", { class: "muted" }, "Dealer actions (open and close the table)"), parts.dealerActions);
+    el("h4", { class: "muted" }, "Table actions"), parts.dealerActions);
   return { root, parts, view: null, positionsKey: "" };
 }
 
