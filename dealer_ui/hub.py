@@ -1,13 +1,15 @@
 """Fan-out of published records to live subscribers: results-feed clients and consoles.
 
-The table service publishes records (already durable) on the event-loop thread; the hub puts each feed message on
-every subscriber's queue. A subscriber too slow to keep up is dropped (its queue closes with a reason) rather than
-slowing the table or anyone else; it reconnects and resumes from the log.
+The table service publishes records (already durable) on the event-loop thread; the hub encodes each feed message
+once, as the JSON text every subscriber is sent, and puts it on every subscriber's queue. A subscriber too slow to
+keep up is dropped (its queue closes with a reason) rather than slowing the table or anyone else; it reconnects and
+resumes from the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,13 +18,30 @@ from studio.feed import feed_message
 from studio.ports import Record
 
 QUEUE_LIMIT = 10_000
+SLOW = 1013  # WebSocket close code "try again later": reconnect and resume from the last seq
+
+
+def encode(message: dict[str, Any]) -> str:
+    """A feed message as sent on the wire (the same JSON as Starlette's `send_json`)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass(eq=False)
 class Subscription:
     table: str
-    queue: asyncio.Queue[dict[str, Any] | None] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
-    dropped: str | None = None  # why the hub let go of this subscriber
+    # (seq, JSON text) per message; None once the subscription is ended (see `code` and `dropped`).
+    queue: asyncio.Queue[tuple[int, str] | None] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
+    dropped: str | None = None  # why this subscription was ended
+    code: int | None = None  # the WebSocket close code to send; None: the client went away, nothing to send
+
+    def end(self, code: int | None, reason: str) -> None:
+        """End the subscription now, ahead of anything still queued (the client resumes from the log)."""
+        if self.dropped is not None:
+            return
+        self.code, self.dropped = code, reason
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
 
 
 class FeedHub:
@@ -46,15 +65,10 @@ class FeedHub:
             message = feed_message(record)
             if message is None:
                 continue
+            item = (record.seq, encode(message))  # encoded once, whatever the number of subscribers
             for subscription in list(self._subscriptions.get(record.stream, ())):
                 try:
-                    subscription.queue.put_nowait(message)
+                    subscription.queue.put_nowait(item)
                 except asyncio.QueueFull:
-                    self._drop(subscription, f"too slow: {QUEUE_LIMIT} messages behind; reconnect from your last seq")
-
-    def _drop(self, subscription: Subscription, reason: str) -> None:
-        self.unsubscribe(subscription)
-        subscription.dropped = reason
-        while not subscription.queue.empty():  # the client resumes from the log; make room for the goodbye
-            subscription.queue.get_nowait()
-        subscription.queue.put_nowait(None)
+                    self.unsubscribe(subscription)
+                    subscription.end(SLOW, f"too slow: {QUEUE_LIMIT} messages behind; reconnect from your last seq")

@@ -46,5 +46,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"DEMO MODE — sign in with: {accounts}")
     else:
         print("Create accounts with: studio users add NAME --role dealer|pit_boss|surveillance|admin")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    # Feed messages are small (~250 bytes): compressing each one for every subscriber costs more than it saves.
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", ws_per_message_deflate=False)
     return 0

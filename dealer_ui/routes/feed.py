@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 
 from dealer_ui.auth import require, websocket_principal
+from dealer_ui.hub import Subscription, encode
 from dealer_ui.runtime import Studio
 from studio.feed import feed_message
 from studio.users import Principal, Role
@@ -68,29 +69,25 @@ async def feed_stream(websocket: WebSocket, table: str) -> None:
         return
     await websocket.accept()
     subscription = studio.hub.subscribe(table)  # first subscribe, then read the log: nothing falls in between
-    listener = asyncio.create_task(_guard(websocket))
+    listener = asyncio.create_task(_guard(websocket, subscription))
     try:
         last = after
-        while last < studio.tables[table].service.published_seq:
+        while last < studio.tables[table].service.published_seq and subscription.dropped is None:
             messages, last = backlog(studio, table, last, PAGE)
             for message in messages:
-                await websocket.send_json(message)
+                await websocket.send_text(encode(message))
         while True:
-            getter = asyncio.ensure_future(subscription.queue.get())
-            done, _ = await asyncio.wait({getter, listener}, return_when=asyncio.FIRST_COMPLETED)
-            if listener in done:
-                getter.cancel()
-                reason = listener.result()
-                if reason:
-                    await websocket.close(code=1008, reason=reason)
-                return
-            live = getter.result()
+            live = await subscription.queue.get()  # one wake-up per message: the fan-out's hot path
             if live is None:
-                await websocket.close(code=1013, reason=subscription.dropped or "dropped")
+                if subscription.code is not None:
+                    await websocket.close(code=subscription.code, reason=subscription.dropped or "")
                 return
-            if live["seq"] > last:
-                await websocket.send_json(live)
-                last = live["seq"]
+            seq, text = live
+            if seq > last:
+                await websocket.send_text(text)
+                last = seq
+            if not subscription.queue.empty():
+                await asyncio.sleep(0)  # a burst goes out message by message to everyone, not all of it to each in turn
     except (WebSocketDisconnect, RuntimeError):
         return
     finally:
@@ -100,14 +97,26 @@ async def feed_stream(websocket: WebSocket, table: str) -> None:
             await listener
 
 
-async def _guard(websocket: WebSocket) -> str:
-    """Read what the client sends: pings are fine; anything oversized or not a ping closes this connection only."""
+async def _guard(websocket: WebSocket, subscription: Subscription) -> None:
+    """Read what the client sends: pings are fine; anything oversized or not a ping ends this subscription only,
+    closing its connection with 1008 and the reason."""
     try:
         while True:
-            text = await websocket.receive_text()
-            if len(text) > MAX_CLIENT_MESSAGE:
-                return f"message too large ({len(text)} bytes; at most {MAX_CLIENT_MESSAGE})"
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            data = message.get("bytes") if text is None else text.encode()
+            size = len(data or b"")
+            if size > MAX_CLIENT_MESSAGE:
+                subscription.end(1008, f"message too large ({size} bytes; at most {MAX_CLIENT_MESSAGE})")
+                return
+            if text is None:  # a binary frame is no ping either, and must not end the connection silently
+                subscription.end(1008, "the feed accepts only pings, as text")
+                return
             if text.strip() not in ("ping", '{"type":"ping"}', '{"type": "ping"}'):
-                return "the feed accepts only pings"
-    except (WebSocketDisconnect, RuntimeError, KeyError):
-        return ""
+                subscription.end(1008, "the feed accepts only pings")
+                return
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    subscription.end(None, "the client went away")

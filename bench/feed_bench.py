@@ -1,0 +1,404 @@
+"""Results-feed benchmark: the time from a card read to its arrival at every WebSocket subscriber of the results feed.
+
+    .venv/bin/python bench/feed_bench.py [--subscribers 1000] [--cards 150] [--compression deflate|none] [--dir DIR]
+
+The real server (`studio run`: uvicorn, SQLite in a fresh temporary folder, demo accounts) serves one table that
+allows an early "no more bets" and reads a keyed source; a game server's API key is created on the same database
+before it starts. One asyncio process opens the subscribers with the `websockets` library, then deals a seeded shoe
+as the dealer would key it in: shuffle, cut card, burns, and rounds of "open betting", "no more bets" and cards.
+
+A card's read time is the start of its POST; its arrival is when a subscriber's socket hands over the bytes that
+hold it (the subscribers run the library's sans-I/O protocol on plain asyncio transports, so 1,000 clients cost this
+process little and the figures are the server's). The next card is keyed once every subscriber has everything the
+last post published, plus a short gap: each figure is one card's fan-out, not a queue of them.
+
+Prints one JSON object: latency p50/p99/max in ms over every (card, subscriber) pair, the time until the last
+subscriber had each card, messages lost and duplicated (both must be 0: every subscriber's stream is checked
+against the REST feed), and the settings. Target: p99 <= 100 ms with 1,000 subscribers on a 2-core machine. The
+machine's load average at the start is printed too: other work on a 2-core machine shows in these figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import os
+import platform
+import random
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+import httpx2
+from websockets.client import ClientProtocol
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+from websockets.uri import parse_uri
+
+from studio.clock import SystemClock
+from studio.feed import FEED_KINDS
+from studio.simulation import seeded_shoe
+from studio.store_sql import sqlite_url
+from studio.users import UserStore
+
+P99_TARGET_MS = 100.0
+MAX_CARDS = 300
+TABLE = "B1"
+TABLE_TOML = f"""\
+[table]
+id = "{TABLE}"
+
+[procedure]
+allow_early_close = true
+betting_seconds = 15
+
+[[sources]]
+id = "{TABLE}-keyed"
+driver = "memory"
+"""
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop for the clients when it is there (uvicorn[standard] brings it, and the server uses it too)."""
+    try:
+        import uvloop  # noqa: PLC0415 - optional
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def raise_open_files(needed: int) -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < needed:
+        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU time of a process so far (Linux /proc), or None where that cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    index = min(len(sorted_values) - 1, max(0, round(fraction * len(sorted_values)) - 1))
+    return sorted_values[index]
+
+
+class Progress:
+    """How many subscribers still lack the last message published: the dealer waits on it, nobody polls."""
+
+    def __init__(self) -> None:
+        self.target = 0
+        self.missing = 0
+        self.done = asyncio.Event()
+
+    def expect(self, count: int, subscribers: list[Subscriber]) -> None:
+        self.target = count
+        self.missing = sum(len(subscriber.arrivals) < count for subscriber in subscribers)
+        self.done.clear()
+        if not self.missing:
+            self.done.set()
+
+    def arrived(self, count: int) -> None:
+        if count == self.target:
+            self.missing -= 1
+            if not self.missing:
+                self.done.set()
+
+
+class Subscriber(asyncio.Protocol):
+    """One game server's feed connection: the `websockets` protocol (sans I/O) on an asyncio transport. A message's
+    arrival is taken when its bytes are handed over by the socket, before any other client work, so the figures are
+    the server's and the network's, not this client's scheduling of 1,000 connections."""
+
+    def __init__(self, url: str, key: str, compression: bool, progress: Progress) -> None:
+        extensions = [ClientPerMessageDeflateFactory()] if compression else None
+        self.protocol = ClientProtocol(parse_uri(url), extensions=extensions)
+        self.key = key
+        self.transport: asyncio.Transport | None = None
+        self.opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.arrivals: list[tuple[float, bytes]] = []
+        self.closed: str | None = None
+        self.progress = progress
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's transports do not subclass asyncio's
+        request = self.protocol.connect()
+        request.headers["X-API-Key"] = self.key
+        self.protocol.send_request(request)
+        self._flush()
+
+    def data_received(self, data: bytes) -> None:
+        arrived = time.perf_counter()
+        self.protocol.receive_data(data)
+        for event in self.protocol.events_received():
+            if isinstance(event, Frame):
+                if event.opcode is Opcode.TEXT:
+                    self.arrivals.append((arrived, bytes(event.data)))
+                    self.progress.arrived(len(self.arrivals))
+                elif event.opcode is Opcode.CLOSE:
+                    self.closed = f"closed by the server: {self.protocol.close_code} {self.protocol.close_reason}"
+            elif not self.opened.done():  # the handshake's response
+                if self.protocol.handshake_exc is not None:
+                    self.opened.set_exception(self.protocol.handshake_exc)
+                else:
+                    self.opened.set_result(None)
+        self._flush()  # pongs to the server's keepalive pings, the close handshake
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.opened.done():
+            self.opened.set_exception(ConnectionError(f"lost before the handshake: {exc}"))
+
+    def close(self) -> None:
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_close(1000, "done")
+            self._flush()
+        assert self.transport is not None
+        self.transport.close()
+
+    def _flush(self) -> None:
+        assert self.transport is not None
+        output = self.protocol.data_to_send()
+        if output and not self.transport.is_closing():
+            self.transport.write(b"".join(output))
+
+
+async def open_subscribers(
+    url: str, key: str, count: int, compression: bool, progress: Progress, batch: int = 100
+) -> list[Subscriber]:
+    loop = asyncio.get_running_loop()
+    uri = parse_uri(url)
+    subscribers: list[Subscriber] = []
+
+    async def one() -> Subscriber:
+        _, subscriber = await loop.create_connection(
+            lambda: Subscriber(url, key, compression, progress), uri.host, uri.port
+        )
+        await asyncio.wait_for(subscriber.opened, 30)
+        return subscriber
+
+    for start in range(0, count, batch):
+        subscribers += await asyncio.gather(*(one() for _ in range(min(batch, count - start))))
+    return subscribers
+
+
+async def deal(
+    http: httpx2.AsyncClient, subscribers: list[Subscriber], progress: Progress, cards: int, gap: float, seed: int
+) -> tuple[dict[int, float], int]:
+    """Key in a seeded shoe until `cards` cards were dealt; the read time of each dealt card by its seq, and the number
+    of slow fan-outs (a post whose messages had not reached everyone within 10 s)."""
+    read_at: dict[int, float] = {}
+    slow = published = 0
+    shoe = iter(seeded_shoe(8, random.Random(seed)))
+
+    async def post(action: str, body: Any = None) -> dict[str, Any]:
+        nonlocal slow, published
+        started = time.perf_counter()
+        response = await http.post(f"/api/tables/{TABLE}/{action}", json=body)
+        response.raise_for_status()
+        result: dict[str, Any] = response.json()
+        public = sum(entry["kind"] in FEED_KINDS for entry in result["logged"])
+        for entry in result["logged"]:
+            if entry["kind"] == "CardDealt":
+                read_at[entry["seq"]] = started
+        published += public
+        if public:
+            progress.expect(published, subscribers)
+            try:
+                await asyncio.wait_for(progress.done.wait(), 10.0)
+            except TimeoutError:
+                slow += 1
+        if gap:
+            await asyncio.sleep(gap)
+        return result
+
+    state = (await post("shuffle"))["table"]
+    state = (await post("cut", {}))["table"]
+    while len(read_at) < cards:
+        if state["phase"] == "burning":
+            state = (await post("card", {"card": next(shoe).code}))["table"]
+        elif state["phase"] == "ready":
+            await post("open-betting")
+            state = (await post("close-betting"))["table"]
+        elif state["phase"] == "dealing":
+            state = (await post("card", {"card": next(shoe).code}))["table"]
+        else:
+            raise RuntimeError(f"the table stopped in phase {state['phase']}: {state['next_action']}")
+    return read_at, slow
+
+
+async def run_bench(
+    base: str, key: str, dealer: tuple[str, str], server_pid: int, args: argparse.Namespace
+) -> dict[str, Any]:
+    ws_url = base.replace("http://", "ws://") + f"/ws/feed/{TABLE}?after=0"
+    async with httpx2.AsyncClient(base_url=base, timeout=30) as http:
+        token = (await http.post("/api/login", json={"name": dealer[0], "password": dealer[1]})).json()["token"]
+        http.headers["Authorization"] = f"Bearer {token}"
+        opened = time.perf_counter()
+        progress = Progress()
+        subscribers = await open_subscribers(ws_url, key, args.subscribers, args.compression == "deflate", progress)
+        open_seconds = time.perf_counter() - opened
+        dealt, server_cpu = time.perf_counter(), cpu_seconds(server_pid)
+        client_cpu = time.process_time()
+        gc.disable()  # no collector pauses in the measuring client (the server keeps its own settings)
+        try:
+            read_at, slow = await deal(http, subscribers, progress, args.cards, args.gap, args.seed)
+        finally:
+            gc.enable()
+        deal_seconds = time.perf_counter() - dealt
+        client_cpu = time.process_time() - client_cpu
+        server_after = cpu_seconds(server_pid)
+        server_cpu = None if server_cpu is None or server_after is None else server_after - server_cpu
+        expected: list[int] = []  # every seq of the feed, from the REST pages: what each subscriber must have
+        after = 0
+        while True:
+            page = (await http.get(f"/api/feed/{TABLE}", params={"after": after}, headers={"X-API-Key": key})).json()
+            if not page["messages"]:
+                break
+            expected += [message["seq"] for message in page["messages"]]
+            after = page["next_after"]
+    broken = sum(subscriber.closed is not None for subscriber in subscribers)
+    for subscriber in subscribers:
+        subscriber.close()
+    assert set(read_at) <= set(expected), "a dealt card is missing from the REST feed"
+
+    latencies: list[float] = []
+    last_arrival: dict[int, float] = {}  # per card: when the last subscriber had it
+    lost = duplicated = out_of_order = 0
+    for subscriber in subscribers:
+        seqs: list[int] = []
+        for arrived, text in subscriber.arrivals:
+            message = json.loads(text)
+            seqs.append(message["seq"])
+            if message["type"] == "card":
+                latency = (arrived - read_at[message["seq"]]) * 1000
+                latencies.append(latency)
+                last_arrival[message["seq"]] = max(latency, last_arrival.get(message["seq"], 0.0))
+        lost += len(set(expected) - set(seqs))
+        duplicated += len(seqs) - len(set(seqs))
+        out_of_order += seqs != sorted(seqs)
+    latencies.sort()
+    complete = sorted(last_arrival.values())
+    deliveries = len(expected) * len(subscribers)
+    return {
+        "subscribers": args.subscribers,
+        "cards": len(read_at),
+        "feed_messages": len(expected),
+        "deliveries_measured": len(latencies),
+        "card_to_subscriber_ms": {
+            "p50": round(percentile(latencies, 0.50), 2),
+            "p99": round(percentile(latencies, 0.99), 2),
+            "max": round(latencies[-1], 2),
+        },
+        "card_at_last_subscriber_ms": {
+            "p50": round(percentile(complete, 0.50), 2),
+            "p99": round(percentile(complete, 0.99), 2),
+            "max": round(complete[-1], 2),
+        },
+        "messages_lost": lost,
+        "messages_duplicated": duplicated,
+        "subscribers_out_of_order": out_of_order,
+        "subscribers_broken": broken,
+        "slow_fanouts": slow,
+        "open_seconds": round(open_seconds, 2),
+        "deal_seconds": round(deal_seconds, 2),
+        # CPU spent while dealing, per message delivered to one subscriber (includes the posts' own handling)
+        "server_cpu_us_per_delivery": None if server_cpu is None else round(server_cpu / deliveries * 1e6, 1),
+        "client_cpu_us_per_delivery": round(client_cpu / deliveries * 1e6, 1),
+    }
+
+
+def wait_for_server(base: str, server: subprocess.Popen[bytes], log: Path, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited ({server.returncode}):\n{log.read_text()[-2000:]}")
+        with contextlib.suppress(httpx2.HTTPError):
+            if httpx2.get(f"{base}/api/me", timeout=1).status_code == 401:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"the server did not answer within {timeout} s:\n{log.read_text()[-2000:]}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--subscribers", type=int, default=1000)
+    parser.add_argument("--cards", type=int, default=150, help="cards dealt (each fanned out to every subscriber)")
+    parser.add_argument("--gap", type=float, default=0.02, help="seconds between one post's fan-out and the next post")
+    parser.add_argument("--seed", type=int, default=7, help="the shoe's shuffle")
+    parser.add_argument("--compression", choices=["deflate", "none"], default="deflate",
+                        help="offer permessage-deflate, as WebSocket clients do by default")  # fmt: skip
+    parser.add_argument("--dir", type=Path, default=None, help="where the temporary database folder goes")
+    args = parser.parse_args()
+    if not 1 <= args.cards <= MAX_CARDS:
+        parser.error(f"--cards: 1 to {MAX_CARDS} (one shoe, in front of the cut card)")
+    load = os.getloadavg()
+    open_files = raise_open_files(2 * args.subscribers + 256)  # the server inherits it: one socket per subscriber
+    with tempfile.TemporaryDirectory(prefix="feed-bench-", dir=args.dir) as folder:
+        work = Path(folder)
+        database = str(work / "studio.db")
+        table = work / "table.toml"
+        table.write_text(TABLE_TOML)
+        users = UserStore(sqlite_url(database), SystemClock())
+        key = users.add_api_key("bench-game-server")
+        users.close()
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        log = work / "server.log"
+        command = [sys.executable, "-m", "studio_cli.main", "run", "--host", "127.0.0.1", "--port", str(port),
+                   "--database", database, "--table", str(table)]  # fmt: skip
+        with log.open("wb") as output:
+            server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, cwd=work)
+        try:
+            wait_for_server(base, server, log)
+            with asyncio.Runner(loop_factory=loop_factory()) as runner:
+                result = runner.run(run_bench(base, key, ("dealer", "dealer"), server.pid, args))
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+    p99 = result["card_to_subscriber_ms"]["p99"]
+    ok = not any(result[name] for name in ("messages_lost", "messages_duplicated", "subscribers_out_of_order",
+                                           "subscribers_broken", "slow_fanouts"))  # fmt: skip
+    result.update(
+        {
+            "p99_target_ms": P99_TARGET_MS,
+            "compression": args.compression,
+            "meets_target": p99 <= P99_TARGET_MS and ok,
+            "open_files_limit": open_files,
+            "load_average_at_start": [round(value, 2) for value in load],  # other work on the machine skews figures
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+            "command": "python " + " ".join(sys.argv),
+        }
+    )
+    print(json.dumps(result, indent=2))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
