@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from studio.errors import StudioError
 from studio_cli import (
+    camera_command,
     log_command,
     odds_command,
     roads_command,
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     log_command.register(commands)
     roads_command.register(commands)
     shoe_sim_command.register(commands)
+    camera_command.register(commands)
     return parser
 
 

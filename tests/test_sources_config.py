@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from drivers.camera.source import CameraSource
 from drivers.memory_source import MemorySource
 from drivers.registry import create_source
 from drivers.smart_shoe.source import SmartShoeSource
@@ -57,3 +58,17 @@ def test_bad_table_files_name_the_file_and_key(tmp_path: Path, text: str, messag
     with pytest.raises(ConfigError) as raised:
         load_table_config(path)
     assert str(raised.value).startswith(str(path)) and message in str(raised.value)
+
+
+def test_the_camera_is_configured_by_name_with_zones() -> None:
+    zones = [{"name": "player", "box": [0, 0, 640, 720]}, {"name": "banker", "box": [640, 0, 640, 720]}]
+    camera = create_source("camera-7", "camera", {"url": 0, "stable_frames": 4, "zones": zones}, CLOCK)
+    assert isinstance(camera, CameraSource)
+    for options, message in [
+        ({}, "url is required"),
+        ({"url": 0, "stable_frames": 0}, "stable_frames must be a number from 1 to 100"),
+        ({"url": 0, "zones": [{"name": "p", "box": [1, 2, 3]}]}, r"zones\[0\] must be"),
+        ({"url": 0, "focus": "auto"}, "unknown setting focus"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            create_source("camera-7", "camera", options, CLOCK)

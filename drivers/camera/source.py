@@ -1,0 +1,248 @@
+"""`CameraSource`: the camera as a `CardSource` (studio.sources).
+
+Frames come from a camera, a video file or stream, or a folder of images (`frames.reader_for`). Each frame is read
+for cards (in the configured zones, or anywhere), and a card becomes a report only by the stability rule
+(`stability.py`): a CARD once read alike and confidently in `stable_frames` consecutive frames, else a MISREAD with
+the best guess in its detail. Every report carries the confidence and the card's rectified crop, saved under
+`evidence_dir`, whose path is the report's `raw`.
+
+Blocking work (opening the device, grabbing a frame, recognising, writing a crop) runs in worker threads so that the
+event loop never waits on OpenCV. A frame that is unusable (undecodable, empty, of the wrong pixel type, too large)
+is counted and skipped, and the health degrades while they are frequent; a stream that ends, fails, or gives no frame
+within `read_timeout` seconds raises `SourceDisconnected`. Reconnecting is the supervisor's job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import re
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+
+from drivers.camera.detect import Quad, Zone, warp
+from drivers.camera.errors import CameraError, ImageError
+from drivers.camera.frames import BadFrame, FrameReader, StreamFailed, reader_for
+from drivers.camera.image_io import Image, check_frame
+from drivers.camera.options import camera_options
+from drivers.camera.recognize import CardRead, Recognizer
+from drivers.camera.stability import Sighting, StabilityTracker
+from drivers.camera.templates import Templates
+from studio.cards import parse_card
+from studio.clock import SystemClock
+from studio.sources import (
+    DeviceReport,
+    ReportKind,
+    SourceDisconnected,
+    SourceHealth,
+    SourceState,
+    SourceUnavailable,
+)
+
+DEFAULT_TEMPLATES = Path(__file__).with_name("data") / "templates.npz"
+HEALTH_WINDOW = 50  # frames over which the share of unusable frames is judged
+DEGRADED_SHARE = 0.1  # more unusable frames than this share of the window: degraded
+DEGRADED_RUN = 3  # or this many in a row
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    frame: object
+    quad: Quad
+
+
+class CameraSource:
+    @classmethod
+    def from_options(cls, source_id: str, options: Mapping[str, Any], clock: Clock) -> CameraSource:
+        """A camera from its `[[sources]]` entry (see `drivers.camera.options`)."""
+        kwargs = camera_options(source_id, options)
+        return cls(source_id, kwargs.pop("input"), clock=clock, **kwargs)
+
+    def __init__(
+        self,
+        source_id: str,
+        input: str | int | Path | FrameReader,
+        *,
+        templates: Path | str | None = None,
+        zones: Sequence[Zone] = (),
+        stable_frames: int = 3,
+        min_confidence: float = 0.8,
+        misread_after: int | None = None,
+        clear_after: int = 2,
+        evidence_dir: Path | str = Path("artifacts") / "camera",
+        read_timeout: float = 5.0,
+        clock: Clock | None = None,
+    ) -> None:
+        if read_timeout <= 0:
+            raise ValueError(f"read_timeout must be positive, not {read_timeout}")
+        self._id = source_id
+        self._input = input
+        self._templates_path = Path(templates) if templates is not None else DEFAULT_TEMPLATES
+        self._zones = tuple(zones)
+        self._stable_frames = stable_frames
+        self._min_confidence = min_confidence
+        self._misread_after = misread_after
+        self._clear_after = clear_after
+        self._evidence_dir = Path(evidence_dir)
+        self._read_timeout = read_timeout
+        self._clock: Clock = clock or SystemClock()
+        self._reader: FrameReader | None = None
+        self._recognizer: Recognizer | None = None
+        self._pending: asyncio.Future[object | None] | None = None  # a frame grab still running in its thread
+        self._open = False
+        self._closed_reason = "not opened"
+        self._outcomes: collections.deque[bool] = collections.deque(maxlen=HEALTH_WINDOW)  # True: usable frame
+        self._bad_run = 0
+        self._last_problem = ""
+        self._last_seen: datetime | None = None
+        self._seq = 0
+        self.frames_read = 0
+        self.bad_frames = 0
+
+    @property
+    def source_id(self) -> str:
+        return self._id
+
+    async def open(self) -> None:
+        if self._open:
+            return
+        try:
+            templates = await asyncio.to_thread(Templates.load, self._templates_path)
+            reader = reader_for(self._input)
+            await asyncio.to_thread(reader.open)
+        except CameraError as error:
+            raise SourceUnavailable(f"{self._id}: {error}") from None
+        self._recognizer = Recognizer(templates)
+        self._reader = reader
+        self._open = True
+        self._closed_reason = ""
+        self._outcomes.clear()
+        self._bad_run = 0
+
+    async def close(self) -> None:
+        self._open = False
+        self._closed_reason = self._closed_reason or "closed"
+        reader, self._reader = self._reader, None
+        if reader is None:
+            return
+        pending, self._pending = self._pending, None
+        if pending is not None and not pending.done():
+            # the grab still blocks in its thread: release the device once it returns, not under its feet
+            pending.add_done_callback(lambda _: reader.close())
+            return
+        await asyncio.to_thread(reader.close)
+
+    def health(self) -> SourceHealth:
+        if not self._open:
+            return SourceHealth(SourceState.DISCONNECTED, self._closed_reason, self._last_seen)
+        bad = self._outcomes.count(False)
+        if self._bad_run >= DEGRADED_RUN or (self._outcomes and bad > DEGRADED_SHARE * len(self._outcomes)):
+            detail = f"{bad} of the last {len(self._outcomes)} frames unusable (last: {self._last_problem})"
+            return SourceHealth(SourceState.DEGRADED, detail, self._last_seen)
+        return SourceHealth(SourceState.CONNECTED, "", self._last_seen)
+
+    async def reports(self) -> AsyncIterator[DeviceReport]:
+        if not self._open or self._recognizer is None:
+            raise SourceDisconnected(f"{self._id}: not open")
+        recognizer = self._recognizer
+        tracker: StabilityTracker[_Evidence] = StabilityTracker(
+            self._stable_frames, self._min_confidence, self._misread_after, self._clear_after
+        )
+        while self._open:
+            try:
+                frame = await self._grab()
+            except StreamFailed as error:
+                raise self._lost(str(error)) from None
+            if frame is None:
+                raise self._lost("the stream ended" if self._reader is not None else "closed")
+            self.frames_read += 1
+            if isinstance(frame, BadFrame):
+                self._bad(frame.reason)
+                continue
+            try:
+                image, reads = await asyncio.to_thread(self._recognise, recognizer, frame)
+            except ImageError as error:
+                self._bad(str(error))
+                continue
+            except Exception as error:  # OpenCV can fail on a frame in ways no check foresees: count it, go on
+                self._bad(f"frame {self.frames_read}: {type(error).__name__}: {error}")
+                continue
+            self._good()
+            sightings = [Sighting(r.code, r.confidence, r.box, r.zone, _Evidence(image, r.quad)) for r in reads]
+            for decision in tracker.update(sightings):
+                yield await self._report(decision.confirmed, decision.code, decision.confidence, decision.detail,
+                                         decision.evidence)  # fmt: skip
+
+    def _recognise(self, recognizer: Recognizer, frame: object) -> tuple[Image, list[CardRead]]:
+        """Check the frame and read its cards (in a worker thread: both can take milliseconds)."""
+        image = check_frame(frame, f"frame {self.frames_read}")
+        return image, recognizer.read_frame(image, self._zones)
+
+    async def _grab(self) -> object | None:
+        reader = self._reader
+        if reader is None:
+            return None
+        self._pending = asyncio.ensure_future(asyncio.to_thread(reader.read))
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._pending), self._read_timeout)
+        except TimeoutError:
+            raise self._lost(f"no frame from {reader.name} within {self._read_timeout:g} s") from None
+        finally:
+            if self._pending is not None and self._pending.done():
+                self._pending = None
+
+    def _lost(self, reason: str) -> SourceDisconnected:
+        """Mark the source disconnected; the error to raise from the report iterator."""
+        self._open = False
+        self._closed_reason = reason
+        return SourceDisconnected(f"{self._id}: {reason}")
+
+    def _bad(self, reason: str) -> None:
+        self.bad_frames += 1
+        self._outcomes.append(False)
+        self._bad_run += 1
+        self._last_problem = reason
+
+    def _good(self) -> None:
+        self._outcomes.append(True)
+        self._bad_run = 0
+        self._last_seen = self._clock.now()
+
+    async def _report(self, confirmed: bool, code: str, confidence: float, detail: str, evidence: _Evidence | None
+                      ) -> DeviceReport:  # fmt: skip
+        self._seq += 1
+        at = self._clock.now()
+        raw, problem = None, ""
+        if evidence is not None:
+            try:
+                raw = await asyncio.to_thread(self._save_crop, evidence, code)
+            except (OSError, ValueError) as error:
+                problem = f"; crop not saved: {error}"
+        if confirmed:
+            return DeviceReport(self._id, ReportKind.CARD, at, parse_card(code), self._seq, confidence, raw,
+                                detail + problem)  # fmt: skip
+        return DeviceReport(self._id, ReportKind.MISREAD, at, None, self._seq, confidence, raw, detail + problem)
+
+    def _save_crop(self, evidence: _Evidence, code: str) -> str:
+        crop = warp(check_frame(evidence.frame), evidence.quad)
+        ok, encoded = cv2.imencode(".png", crop)
+        if not ok:
+            raise ValueError("the crop could not be encoded")
+        folder = self._evidence_dir / _safe(self._id)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{self._seq:06d}-{_safe(code)}.png"
+        path.write_bytes(encoded.tobytes())
+        return str(path)
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text) or "_"

@@ -1,0 +1,179 @@
+"""`studio camera`: learn a deck's templates from photos, and read the cards in images (contract: DESIGN.md §6)."""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from drivers.camera.detect import Zone
+from drivers.camera.enroll import Enrollment, enroll_boxes, enroll_folder, read_labels
+from drivers.camera.errors import EnrollmentError, ImageError
+from drivers.camera.image_io import load_image
+from drivers.camera.recognize import CardRead, Recognizer
+from drivers.camera.source import DEFAULT_TEMPLATES
+from drivers.camera.templates import Templates
+
+HELP = "learn a deck's rank and suit templates, and read the cards in images"
+EPILOG = """\
+examples:
+  studio camera enroll photos/ --out deck.npz       photos/ holds QH.jpg, 10S.png, ... one card each
+  studio camera recognize table.jpg --json          read every card in table.jpg with the shipped templates
+  studio camera recognize --templates deck.npz --zone player=80,300,400,300 frame.png
+
+Without --templates, recognize uses the templates shipped with the driver, learned from the top-down webcam photos of
+shared/data/cards (a deck of 9 to ace only)."""
+
+ENROLL_HELP = "learn rank and suit templates from photos of a deck"
+ENROLL_EPILOG = """\
+DIR holds one photo per card, each showing that card alone and named by its code (QH.jpg, 10S.png; QH_2.jpg for a
+second photo of the same card), or at least one per rank and per suit. With --labels, DIR holds larger photos and the
+CSV (a path, or a name in DIR) gives each card's box: columns image, code, xmin, ymin, xmax, ymax, image paths
+relative to DIR."""
+
+RECOGNIZE_HELP = "find and read the cards in images"
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "camera", help=HELP, description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
+
+    enroll = actions.add_parser(
+        "enroll",
+        help=ENROLL_HELP,
+        description=ENROLL_HELP,
+        epilog=ENROLL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    enroll.add_argument("folder", type=Path, metavar="DIR", help="photos of the deck's cards")
+    enroll.add_argument("--out", type=Path, required=True, metavar="TEMPLATES", help="templates file (.npz) or folder")
+    enroll.add_argument("--labels", type=Path, metavar="CSV", help="boxes and codes of the cards in DIR's photos")
+    enroll.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="with --labels, only photos whose path matches this pattern (repeatable), e.g. 'images/train/cam_*'",
+    )
+    enroll.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
+    enroll.set_defaults(run=run_enroll)
+
+    recognize = actions.add_parser("recognize", help=RECOGNIZE_HELP, description=RECOGNIZE_HELP)
+    recognize.add_argument("images", type=Path, nargs="+", metavar="IMAGE", help="image files")
+    recognize.add_argument(
+        "--templates", type=Path, metavar="TEMPLATES", help="templates from `studio camera enroll` (default: shipped)"
+    )
+    recognize.add_argument(
+        "--zone",
+        action="append",
+        default=[],
+        type=_zone,
+        metavar="NAME=X,Y,W,H",
+        help="read cards only in this box (repeatable); without zones, anywhere",
+    )
+    recognize.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    recognize.set_defaults(run=run_recognize)
+
+
+def _zone(text: str) -> Zone:
+    name, _, box = text.partition("=")
+    try:
+        x, y, w, h = (int(value) for value in box.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=X,Y,W,H with whole numbers") from None
+    if not name or w <= 0 or h <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a zone needs a name and a positive width and height")
+    return Zone(name, (x, y, w, h))
+
+
+def run_enroll(args: argparse.Namespace) -> int:
+    folder: Path = args.folder
+    if not folder.is_dir():
+        raise EnrollmentError(f"{folder}: not a folder of card photos")
+    enrollment: Enrollment
+    if args.labels is not None:
+        labels: Path = args.labels
+        if not labels.exists() and (folder / labels).exists():
+            labels = folder / labels  # named relative to DIR
+        boxes = read_labels(labels, folder)
+        if args.include:
+            boxes = [
+                box
+                for box in boxes
+                if any(fnmatch.fnmatch(box.image.relative_to(folder).as_posix(), p) for p in args.include)
+            ]
+        if not boxes:
+            raise EnrollmentError(f"{labels}: no labelled card matches {', '.join(args.include)}")
+        enrollment = enroll_boxes(boxes)
+        source = f"{labels.name} in {folder.name}" + (f" ({', '.join(args.include)})" if args.include else "")
+    else:
+        enrollment = enroll_folder(folder)
+        source = folder.name
+    templates = enrollment.templates(description=f"enrolled from {source}")
+    try:
+        written = templates.save(args.out)
+    except OSError as error:
+        raise EnrollmentError(f"{args.out}: cannot write the templates ({error.strerror or error})") from None
+    summary = {
+        "templates": str(written),
+        "cards": enrollment.cards,
+        "ranks": list(templates.ranks),
+        "suits": list(templates.suits),
+        "rank_samples": len(templates.rank_labels),
+        "suit_samples": len(templates.suit_labels),
+        "skipped": [{"photo": name, "reason": reason} for name, reason in enrollment.skipped],
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(
+        f"{written}: {enrollment.cards} cards enrolled; ranks {' '.join(templates.ranks) or '-'}; "
+        f"suits {' '.join(templates.suits) or '-'} ({len(templates.rank_labels)} rank and "
+        f"{len(templates.suit_labels)} suit samples)"
+    )
+    for name, reason in enrollment.skipped:
+        print(f"  skipped {name}: {reason}")
+    return 0
+
+
+def run_recognize(args: argparse.Namespace) -> int:
+    templates = Templates.load(args.templates if args.templates is not None else DEFAULT_TEMPLATES)
+    recognizer = Recognizer(templates)
+    results = []
+    for path in args.images:
+        image = load_image(path)
+        try:
+            reads = recognizer.read_frame(image, args.zone)
+        except cv2.error as error:  # an image OpenCV cannot work on, however it decoded
+            raise ImageError(f"{path}: cannot be read for cards ({str(error).strip().splitlines()[-1]})") from None
+        results.append({"image": str(path), "cards": [card_json(read) for read in reads]})
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(as_table(results))
+    return 0
+
+
+def card_json(read: CardRead) -> dict[str, Any]:
+    entry: dict[str, Any] = {"code": read.code, "confidence": round(read.confidence, 4), "box": list(read.box)}
+    if read.zone is not None:
+        entry["zone"] = read.zone
+    return entry
+
+
+def as_table(results: list[dict[str, Any]]) -> str:
+    lines = []
+    for result in results:
+        cards = result["cards"]
+        lines.append(f"{result['image']}: {len(cards)} card{'s' if len(cards) != 1 else ''}")
+        for card in sorted(cards, key=lambda c: (c["box"][1], c["box"][0])):
+            x, y, w, h = card["box"]
+            zone = f"  in {card['zone']}" if "zone" in card else ""
+            lines.append(f"  {card['code']:<4} confidence {card['confidence']:.2f}  at x={x} y={y} ({w}x{h}){zone}")
+    return "\n".join(lines)

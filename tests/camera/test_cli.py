@@ -1,0 +1,162 @@
+"""`studio camera enroll` and `studio camera recognize` (DESIGN.md §6), through a parser built here with the
+command's own `register`, and their one-line errors for bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+
+from drivers.camera.enroll import box_iou
+from studio.errors import StudioError
+from studio_cli import camera_command
+from tests.camera.render import table
+
+from .conftest import REAL_DATA
+
+
+def studio(*argv: str) -> int:
+    """Run `studio camera ...` as the main command does: user errors print one line and return 1."""
+    parser = argparse.ArgumentParser(prog="studio")
+    camera_command.register(parser.add_subparsers(required=True))
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.run(args)
+    except StudioError as error:
+        print(f"studio: error: {error}", file=sys.stderr)
+        return 1
+    return result
+
+
+def test_enroll_then_recognize_prints_the_json_contract(
+    synthetic_photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for code in ("QH", "10S", "AD", "KC", "QS", "10D", "AC", "KH"):
+        shutil.copy(synthetic_photos / f"{code}.png", photos / f"{code}.png")
+    templates = tmp_path / "deck.npz"
+    assert studio("camera", "enroll", str(photos), "--out", str(templates)) == 0
+    summary = capsys.readouterr().out
+    assert "8 cards enrolled; ranks A 10 Q K; suits S H D C" in summary
+    frames = []
+    for seed, codes in enumerate((["QH", "10S", "AD"], ["KC"])):
+        frame, placed = table(codes, seed=seed)
+        path = tmp_path / f"frame{seed}.png"
+        cv2.imwrite(str(path), frame)
+        frames.append((path, placed))
+    assert studio("camera", "recognize", "--templates", str(templates), *(str(p) for p, _ in frames), "--json") == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [entry["image"] for entry in result] == [str(path) for path, _ in frames]
+    for entry, (_, placed) in zip(result, frames, strict=True):
+        assert sorted(card["code"] for card in entry["cards"]) == sorted(card.code for card in placed)
+        for card in entry["cards"]:
+            assert set(card) == {"code", "confidence", "box"}
+            assert 0.0 <= card["confidence"] <= 1.0
+            x, y, w, h = card["box"]
+            truth = next(p for p in placed if p.code == card["code"])
+            assert box_iou((x, y, w, h), truth.box) > 0.85
+
+
+def test_recognize_without_json_prints_a_table(
+    synthetic_templates: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame, _ = table(["9D", "JS"], seed=4)
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), frame)
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), frame[:40, :40])
+    assert studio("camera", "recognize", "--templates", str(synthetic_templates), str(path), str(empty)) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{path}: 2 cards"
+    assert sorted(line.split()[0] for line in out[1:3]) == ["9D", "JS"]
+    assert "confidence" in out[1] and "at x=" in out[1]
+    assert out[3] == f"{empty}: 0 cards"
+
+
+def test_zones_restrict_recognition(
+    synthetic_templates: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame, placed = table(["9D", "JS"], seed=4)
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), frame)
+    left = min(placed, key=lambda card: card.box[0])
+    x, y, w, h = left.box
+    zone = f"player={x - 5},{y - 5},{w + 10},{h + 10}"
+    argv = ("camera", "recognize", "--templates", str(synthetic_templates), "--zone", zone, str(path), "--json")
+    assert studio(*argv) == 0
+    (entry,) = json.loads(capsys.readouterr().out)
+    assert [(card["code"], card["zone"]) for card in entry["cards"]] == [(left.code, "player")]
+
+
+def test_the_shipped_templates_read_the_real_held_out_photos(capsys: pytest.CaptureFixture[str]) -> None:
+    photo = REAL_DATA / "images" / "test" / "cam_image5.jpg"
+    if not photo.is_file():
+        pytest.fail(f"the real card photographs are missing: expected {photo}")
+    assert studio("camera", "recognize", str(photo), "--json") == 0
+    (entry,) = json.loads(capsys.readouterr().out)
+    assert sorted(card["code"] for card in entry["cards"]) == ["10C", "10D", "10H", "10S"]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda folder: folder / "absent.png", "no such file"),
+        (lambda folder: folder, "not a file"),
+        (lambda folder: _write(folder / "noise.png", b"\x00\x01garbage" * 20), "not an image"),
+        (lambda folder: _write(folder / "empty.jpg", b""), "empty file"),
+    ],
+    ids=["missing", "folder", "not-an-image", "empty"],
+)
+def test_bad_images_are_one_line_errors(
+    make: object, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = make(tmp_path)  # type: ignore[operator]
+    assert studio("camera", "recognize", str(path), "--json") == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and lines[0].startswith("studio: error: ")
+
+
+def test_bad_templates_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), table(["QH"], seed=1)[0])
+    corrupt = _write(tmp_path / "corrupt.npz", b"definitely not numpy")
+    for templates, message in ((tmp_path / "absent.npz", "no such templates file"), (corrupt, "not a templates")):
+        assert studio("camera", "recognize", "--templates", str(templates), str(image)) == 1
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0]
+
+
+def test_enroll_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert studio("camera", "enroll", str(tmp_path / "absent"), "--out", str(tmp_path / "t.npz")) == 1
+    assert "not a folder" in capsys.readouterr().err
+    assert studio("camera", "enroll", str(tmp_path), "--out", str(tmp_path / "t.npz")) == 1
+    assert "no photos" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        studio("camera", "recognize", "x.png", "--zone", "player=1,2,3")
+    assert "NAME=X,Y,W,H" in capsys.readouterr().err
+
+
+def test_enroll_from_labelled_boxes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The shipped templates are made this way, from the real webcam training photos."""
+    if not (REAL_DATA / "labels_rank_suit.csv").is_file():
+        pytest.fail(f"the real card photographs are missing: expected them in {REAL_DATA}")
+    out = tmp_path / "real"
+    argv = ["camera", "enroll", str(REAL_DATA), "--labels", "labels_rank_suit.csv", "--include"]
+    assert studio(*argv, "images/train/cam_image1*.jpg", "--out", str(out), "--json") == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["templates"] == str(out / "templates.npz")
+    assert summary["cards"] >= 10 and set(summary["suits"]) == {"S", "H", "D", "C"}
+    assert all(set(item) == {"photo", "reason"} for item in summary["skipped"])
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path

@@ -1,0 +1,256 @@
+"""`CameraSource` as a `CardSource`: frames from an image folder or a video file, the stability rule, misreads,
+evidence crops, bad frames, a stream that ends or hangs, and its lifecycle. Time comes from a manual clock."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from drivers.camera.detect import Zone
+from drivers.camera.frames import StreamFailed
+from drivers.camera.source import CameraSource
+from studio.clock import ManualClock
+from studio.sources import DeviceReport, ReportKind, SourceDisconnected, SourceState, SourceUnavailable
+from tests.camera.render import Placed, degrade, felt, table
+
+START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
+
+
+def write_frames(folder: Path, frames: list[np.ndarray | bytes]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for index, frame in enumerate(frames):
+        path = folder / f"frame{index:03d}.png"
+        if isinstance(frame, bytes):
+            path.write_bytes(frame)
+        else:
+            cv2.imwrite(str(path), frame)
+    return folder
+
+
+def collect(source: CameraSource) -> tuple[list[DeviceReport], SourceDisconnected | None, list[int]]:
+    """Open the source, take every report until it disconnects, close it (twice). Also: the frame count at each
+    report."""
+
+    async def scenario() -> tuple[list[DeviceReport], SourceDisconnected | None, list[int]]:
+        await source.open()
+        reports, at_frame, ended = [], [], None
+        try:
+            async for report in source.reports():
+                reports.append(report)
+                at_frame.append(source.frames_read)
+        except SourceDisconnected as error:
+            ended = error
+        await source.close()
+        await source.close()
+        return reports, ended, at_frame
+
+    return asyncio.run(scenario())
+
+
+def still(frame: np.ndarray, count: int, seed: int = 0) -> list[np.ndarray | bytes]:
+    """The same scene `count` times, each with its own sensor noise, as a camera films a card lying still."""
+    rng = np.random.default_rng(seed)
+    return [degrade(frame, rng, noise=2.0) for _ in range(count)]
+
+
+def zone_around(card: Placed, name: str, margin: int = 12) -> Zone:
+    x, y, w, h = card.box
+    return Zone(name, (x - margin, y - margin, w + 2 * margin, h + 2 * margin))
+
+
+def test_a_card_is_reported_once_stable_with_its_crop_and_time(synthetic_templates: Path, tmp_path: Path) -> None:
+    empty = felt((1280, 720), np.random.default_rng(1))
+    scene, _ = table(["QH"], seed=2)
+    frames = write_frames(tmp_path / "frames", [empty, *still(scene, 5)])
+    clock = ManualClock(START)
+    source = CameraSource("camera-1", frames, templates=synthetic_templates, stable_frames=3,
+                          evidence_dir=tmp_path / "evidence", clock=clock)  # fmt: skip
+    reports, ended, at_frame = collect(source)
+    assert [(r.kind, r.card.code if r.card else None) for r in reports] == [(ReportKind.CARD, "QH")]
+    assert at_frame == [4]  # the empty table, then the third frame showing the card
+    report = reports[0]
+    assert report.source == "camera-1" and report.device_seq == 1 and report.at == START
+    assert report.confidence is not None and report.confidence >= 0.8
+    assert report.raw is not None
+    crop = cv2.imread(report.raw)
+    assert crop is not None and crop.shape == (280, 200, 3)
+    assert Path(report.raw).parent == tmp_path / "evidence" / "camera-1"
+    assert ended is not None and "the stream ended" in str(ended)
+    assert source.health().state is SourceState.DISCONNECTED
+    assert source.frames_read == 6 and source.bad_frames == 0
+
+
+def test_cards_are_read_in_their_zones_only(synthetic_templates: Path, tmp_path: Path) -> None:
+    scene, placed = table(["QH", "9S", "KD"], seed=5)
+    player, banker = placed[0], placed[1]
+    zones = [zone_around(player, "player"), zone_around(banker, "banker")]
+    source = CameraSource("camera", write_frames(tmp_path / "f", still(scene, 3)), templates=synthetic_templates,
+                          zones=zones, evidence_dir=tmp_path / "e")  # fmt: skip
+    reports, _, _ = collect(source)
+    assert sorted(r.card.code for r in reports if r.card) == sorted([player.code, banker.code])
+    assert [r.device_seq for r in reports] == [1, 2]
+
+
+def test_unsure_reads_are_misreads_with_the_best_guess_never_cards(synthetic_templates: Path, tmp_path: Path) -> None:
+    """A smudge on the lens blurs the left of the picture: the cards there cannot be read surely and are misreads;
+    the others are cards."""
+    scene, placed = table(["QS", "KC", "9S", "AC", "JS", "5C"], seed=3)
+    scene[:, :560] = cv2.GaussianBlur(scene[:, :560], (0, 0), 2.6)
+    source = CameraSource("camera", write_frames(tmp_path / "f", [scene] * 6), templates=synthetic_templates,
+                          stable_frames=3, misread_after=5, evidence_dir=tmp_path / "e")  # fmt: skip
+    reports, _, _ = collect(source)
+    assert len(reports) == len(placed)
+    misreads = [r for r in reports if r.kind is ReportKind.MISREAD]
+    cards = [r for r in reports if r.kind is ReportKind.CARD]
+    assert misreads and cards
+    for report in misreads:
+        assert report.card is None and report.raw is not None and Path(report.raw).is_file()
+        assert "best guess" in report.detail
+        assert report.confidence is not None and report.confidence < 0.8
+    codes = {card.code for card in placed}
+    assert all(report.card is not None and report.card.code in codes for report in cards)
+
+
+def test_bad_frames_are_counted_and_degrade_health_without_stopping_it(
+    synthetic_templates: Path, tmp_path: Path
+) -> None:
+    scene, _ = table(["10S"], seed=8)
+    bad: list[np.ndarray | bytes] = [b"", b"\x89PNG\r\n\x1a\n garbage", b"random bytes" * 50, b"\xff\xd8\xff\xe0"]
+    frames = write_frames(tmp_path / "f", [*bad, *still(scene, 3)])
+    source = CameraSource("camera", frames, templates=synthetic_templates, evidence_dir=tmp_path / "e")
+
+    async def scenario() -> tuple[list[DeviceReport], SourceState, str]:
+        await source.open()
+        reports: list[DeviceReport] = []
+        iterator = source.reports()
+        reports.append(await anext(iterator))
+        health = source.health()  # just after the bad run: still degraded, 4 bad of 7
+        with pytest.raises(SourceDisconnected):
+            await anext(iterator)
+        await source.close()
+        return reports, health.state, health.detail
+
+    reports, state, detail = asyncio.run(scenario())
+    assert [r.card.code for r in reports if r.card] == ["10S"]
+    assert source.bad_frames == 4 and source.frames_read == 7
+    assert state is SourceState.DEGRADED and "4 of the last 7 frames unusable" in detail
+
+
+class FakeReader:
+    """A frame reader under the test's control: frames from a list, or a read that blocks until released."""
+
+    name = "fake camera"
+
+    def __init__(self, frames: list[object], block: threading.Event | None = None) -> None:
+        self.frames = list(frames)
+        self.block = block
+        self.closed = threading.Event()
+        self.threads: set[str] = set()
+
+    def open(self) -> None:
+        self.threads.add(threading.current_thread().name)
+
+    def read(self) -> object | None:
+        self.threads.add(threading.current_thread().name)
+        if not self.frames:
+            if self.block is not None:
+                self.block.wait(10)
+            return None
+        frame = self.frames.pop(0)
+        if isinstance(frame, Exception):
+            raise frame
+        return frame
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+def test_frames_of_any_kind_never_crash_it(synthetic_templates: Path, tmp_path: Path) -> None:
+    huge = np.lib.stride_tricks.as_strided(np.zeros(3, dtype=np.uint8), shape=(9000, 9000, 3), strides=(0, 0, 1))
+    weird: list[object] = [
+        0,
+        b"bytes",
+        np.zeros((0, 0, 3), dtype=np.uint8),
+        np.zeros((720, 1280, 3), dtype=np.uint16),
+        np.zeros((720, 1280, 3), dtype=np.float64),
+        np.zeros((1, 1), dtype=np.uint8),
+        huge,
+        np.zeros((720, 1280, 3), dtype=np.uint8),
+    ]
+    reader = FakeReader(weird)
+    source = CameraSource("camera", reader, templates=synthetic_templates, evidence_dir=tmp_path / "e")
+    reports, ended, _ = collect(source)
+    assert reports == [] and ended is not None
+    assert source.bad_frames == 6 and source.frames_read == 8  # all but the 1x1 and the black frame
+
+
+def test_a_failing_or_silent_stream_disconnects_and_blocking_work_stays_off_the_loop(
+    synthetic_templates: Path, tmp_path: Path
+) -> None:
+    failing = FakeReader([StreamFailed("fake camera: unplugged")])
+    source = CameraSource("camera", failing, templates=synthetic_templates, evidence_dir=tmp_path / "e")
+    _, ended, _ = collect(source)
+    assert ended is not None and "unplugged" in str(ended)
+    assert failing.threads and threading.main_thread().name not in failing.threads
+
+    release = threading.Event()
+    silent = FakeReader([], block=release)
+    source = CameraSource("camera", silent, templates=synthetic_templates, evidence_dir=tmp_path / "e",
+                          read_timeout=0.05)  # fmt: skip
+
+    async def hang() -> None:
+        await source.open()
+        with pytest.raises(SourceDisconnected, match=r"no frame from fake camera within 0\.05 s"):
+            await anext(source.reports())
+        assert source.health().state is SourceState.DISCONNECTED
+        await source.close()
+        assert not silent.closed.is_set()  # the grab still blocks: the device is not released under its feet
+        release.set()
+        assert await asyncio.to_thread(silent.closed.wait, 5)  # released as soon as the grab returned
+
+    asyncio.run(hang())
+
+
+def test_lifecycle_and_open_errors(synthetic_templates: Path, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        never_opened = CameraSource("camera", tmp_path, templates=synthetic_templates)
+        await never_opened.close()
+        assert never_opened.health().state is SourceState.DISCONNECTED
+        with pytest.raises(SourceDisconnected, match="not open"):
+            await anext(never_opened.reports())
+        with pytest.raises(SourceUnavailable, match="no such templates file"):
+            await CameraSource("camera", tmp_path, templates=tmp_path / "absent.npz").open()
+        with pytest.raises(SourceUnavailable, match="no such video file"):
+            await CameraSource("camera", tmp_path / "absent.mp4", templates=synthetic_templates).open()
+        with pytest.raises(SourceUnavailable, match="cannot open"):
+            await CameraSource("camera", "rtsp://127.0.0.1:1/none", templates=synthetic_templates).open()
+        source = CameraSource("camera", tmp_path, templates=synthetic_templates)
+        await source.open()
+        await source.open()  # idempotent
+        assert source.health().state is SourceState.CONNECTED
+        await source.close()
+        await source.close()
+        assert source.health().state is SourceState.DISCONNECTED
+
+    asyncio.run(scenario())
+
+
+def test_a_video_file_is_read_to_its_end(synthetic_templates: Path, tmp_path: Path) -> None:
+    scene, _ = table(["JD"], seed=9, size=(640, 480), card_width=(140, 150))
+    video = tmp_path / "deal.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, (640, 480))
+    assert writer.isOpened()
+    for frame in still(scene, 5):
+        assert isinstance(frame, np.ndarray)
+        writer.write(frame)
+    writer.release()
+    source = CameraSource("camera", str(video), templates=synthetic_templates, evidence_dir=tmp_path / "e")
+    reports, ended, _ = collect(source)
+    assert [r.card.code for r in reports if r.card] == ["JD"]
+    assert ended is not None and source.frames_read == 5
