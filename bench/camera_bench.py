@@ -45,9 +45,10 @@ from drivers.camera.image_io import load_image  # noqa: E402
 from drivers.camera.recognize import CardRead, Recognizer  # noqa: E402
 from drivers.camera.source import DEFAULT_TEMPLATES  # noqa: E402
 from drivers.camera.templates import Templates  # noqa: E402
+from tests.camera.photos import card_photos  # noqa: E402
 from tests.camera.render import CODES, Placed, degrade, felt, photo, place, table  # noqa: E402
 
-REAL = ROOT.parent / "shared" / "data" / "cards" / "webcam-9-to-ace"
+REAL = card_photos()
 SURE = 0.8  # CameraSource's default min_confidence
 TARGET_MS, TARGET_SYNTHETIC, TARGET_REAL = 10.0, 0.995, 0.95
 

@@ -47,8 +47,8 @@ from websockets.uri import parse_uri
 
 from studio.clock import SystemClock
 from studio.feed import FEED_KINDS
+from studio.settings import sqlite_url
 from studio.simulation import seeded_shoe
-from studio.store_sql import sqlite_url
 from studio.users import UserStore
 
 P99_TARGET_MS = 100.0

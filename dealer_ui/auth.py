@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 from fastapi import Depends, HTTPException, Request, WebSocket
 
-from studio.users import Principal, Role, UserStore
+from studio.roles import Role
+from studio.users import Principal, UserStore
 
 SESSION_COOKIE = "studio_session"
 

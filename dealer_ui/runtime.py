@@ -33,13 +33,14 @@ from studio.log_views import RoundIndex
 from studio.ports import Clock, Record
 from studio.procedure import Phase
 from studio.reconcile import Reconciler
-from studio.settings import TableConfig, load_table_config
+from studio.roles import Role
+from studio.settings import TableConfig, load_table_config, sqlite_url
 from studio.simulation import seeded_shoe
 from studio.sources import CardSource, SourceHealth
-from studio.store_sql import SqlEventStore, sqlite_url
+from studio.store_sql import SqlEventStore
 from studio.supervisor import Supervisor
 from studio.table_service import Logged, TableService
-from studio.users import Role, UserStore
+from studio.users import UserStore
 from studio.wallets import WalletStore
 
 log = logging.getLogger(__name__)

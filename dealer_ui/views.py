@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from dealer_ui.runtime import TableRuntime
+from dealer_ui.runtime import Studio, TableRuntime
 from studio.console import betting_light, next_action
 from studio.events import RoundCompleted
 from studio.procedure import TableState
@@ -42,8 +42,13 @@ def _round(state: TableState) -> dict[str, Any] | None:
     }  # fmt: skip
 
 
-def table_view(runtime: TableRuntime, now: datetime, recent: list[dict[str, Any]],
-               chat: list[dict[str, Any]] | None = None) -> dict[str, Any]:  # fmt: skip
+def table_view(
+    runtime: TableRuntime,
+    now: datetime,
+    recent: list[dict[str, Any]],
+    chat: list[dict[str, Any]] | None = None,
+    bet_totals: dict[str, int] | None = None,
+) -> dict[str, Any]:
     state = runtime.service.state
     action = next_action(state, now)
     light, left = betting_light(state, now)
@@ -82,4 +87,13 @@ def table_view(runtime: TableRuntime, now: datetime, recent: list[dict[str, Any]
         "sources": {name: {"state": h.state.value, "detail": h.detail} for name, h in runtime.source_states.items()},
         "simulated_shoe": runtime.simulator is not None,
         "chat": chat or [],
+        "bet_totals": bet_totals or {},  # stakes per bet type in the round under way, minor units
     }
+
+
+def console_view(studio: Studio, runtime: TableRuntime) -> dict[str, Any]:
+    """The table view with what the console shows beside it: the chat and the stakes of the round under way."""
+    current = runtime.service.state.round
+    totals = studio.wallets.totals(current.game_id) if current is not None else {}
+    chat = studio.chat.messages(runtime.table_id, limit=20)
+    return table_view(runtime, studio.clock.now(), list(runtime.recent), chat, totals)

@@ -25,6 +25,11 @@ def config_dir() -> Path:
     return Path(configured) if configured else Path(__file__).resolve().parent.parent / "config"
 
 
+def sqlite_url(path_or_url: str) -> str:
+    """A database URL from what a user typed: a URL as it is, a file path as a SQLite URL."""
+    return path_or_url if "://" in path_or_url else f"sqlite:///{path_or_url}"
+
+
 def read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as file:

@@ -242,8 +242,3 @@ def _one_line(error: BaseException) -> str:
         return str(cause)
     text = str(cause).strip().splitlines()
     return f"{type(cause).__name__}: {text[0]}" if text else type(cause).__name__
-
-
-def sqlite_url(path_or_url: str) -> str:
-    """A database URL from what a user typed: a URL as it is, a file path as a SQLite URL."""
-    return path_or_url if "://" in path_or_url else f"sqlite:///{path_or_url}"

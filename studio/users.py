@@ -8,7 +8,6 @@ Rules held here:
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import secrets
 from dataclasses import dataclass
@@ -22,17 +21,10 @@ from sqlmodel import Field, Session, SQLModel, select
 
 from studio.errors import StudioError
 from studio.ports import Clock
+from studio.roles import Role
 from studio.store_sql import open_engine
 
 SESSION_HOURS = 12
-
-
-class Role(enum.Enum):
-    DEALER = "dealer"
-    PIT_BOSS = "pit_boss"
-    SURVEILLANCE = "surveillance"
-    ADMIN = "admin"
-    GAME_SERVER = "game_server"  # machine clients, with API keys
 
 
 class UserError(StudioError):

@@ -1,22 +1,13 @@
-"""`studio camera`: learn a deck's templates from photos, and read the cards in images (contract: DESIGN.md §6)."""
+"""`studio camera`: learn a deck's templates from photos, and read the cards in images (contract: DESIGN.md §6).
+
+Only the command line is defined here; the work (and OpenCV) is imported when a camera command runs, so that every
+other `studio` command starts without loading it."""
 
 from __future__ import annotations
 
 import argparse
-import fnmatch
-import json
 from pathlib import Path
 from typing import Any
-
-import cv2
-
-from drivers.camera.detect import Zone
-from drivers.camera.enroll import Enrollment, enroll_boxes, enroll_folder, read_labels
-from drivers.camera.errors import EnrollmentError, ImageError
-from drivers.camera.image_io import load_image
-from drivers.camera.recognize import CardRead, Recognizer
-from drivers.camera.source import DEFAULT_TEMPLATES
-from drivers.camera.templates import Templates
 
 HELP = "learn a deck's rank and suit templates, and read the cards in images"
 EPILOG = """\
@@ -62,7 +53,7 @@ def register(commands: Any) -> None:
         help="with --labels, only photos whose path matches this pattern (repeatable), e.g. 'images/train/cam_*'",
     )
     enroll.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
-    enroll.set_defaults(run=run_enroll)
+    enroll.set_defaults(run=_run_enroll)
 
     recognize = actions.add_parser("recognize", help=RECOGNIZE_HELP, description=RECOGNIZE_HELP)
     recognize.add_argument("images", type=Path, nargs="+", metavar="IMAGE", help="image files")
@@ -78,10 +69,10 @@ def register(commands: Any) -> None:
         help="read cards only in this box (repeatable); without zones, anywhere",
     )
     recognize.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    recognize.set_defaults(run=run_recognize)
+    recognize.set_defaults(run=_run_recognize)
 
 
-def _zone(text: str) -> Zone:
+def _zone(text: str) -> tuple[str, tuple[int, int, int, int]]:
     name, _, box = text.partition("=")
     try:
         x, y, w, h = (int(value) for value in box.split(","))
@@ -89,91 +80,16 @@ def _zone(text: str) -> Zone:
         raise argparse.ArgumentTypeError(f"{text!r} is not NAME=X,Y,W,H with whole numbers") from None
     if not name or w <= 0 or h <= 0:
         raise argparse.ArgumentTypeError(f"{text!r}: a zone needs a name and a positive width and height")
-    return Zone(name, (x, y, w, h))
+    return name, (x, y, w, h)
 
 
-def run_enroll(args: argparse.Namespace) -> int:
-    folder: Path = args.folder
-    if not folder.is_dir():
-        raise EnrollmentError(f"{folder}: not a folder of card photos")
-    enrollment: Enrollment
-    if args.labels is not None:
-        labels: Path = args.labels
-        if not labels.exists() and (folder / labels).exists():
-            labels = folder / labels  # named relative to DIR
-        boxes = read_labels(labels, folder)
-        if args.include:
-            boxes = [
-                box
-                for box in boxes
-                if any(fnmatch.fnmatch(box.image.relative_to(folder).as_posix(), p) for p in args.include)
-            ]
-        if not boxes:
-            raise EnrollmentError(f"{labels}: no labelled card matches {', '.join(args.include)}")
-        enrollment = enroll_boxes(boxes)
-        source = f"{labels.name} in {folder.name}" + (f" ({', '.join(args.include)})" if args.include else "")
-    else:
-        enrollment = enroll_folder(folder)
-        source = folder.name
-    templates = enrollment.templates(description=f"enrolled from {source}")
-    try:
-        written = templates.save(args.out)
-    except OSError as error:
-        raise EnrollmentError(f"{args.out}: cannot write the templates ({error.strerror or error})") from None
-    summary = {
-        "templates": str(written),
-        "cards": enrollment.cards,
-        "ranks": list(templates.ranks),
-        "suits": list(templates.suits),
-        "rank_samples": len(templates.rank_labels),
-        "suit_samples": len(templates.suit_labels),
-        "skipped": [{"photo": name, "reason": reason} for name, reason in enrollment.skipped],
-    }
-    if args.json:
-        print(json.dumps(summary, indent=2))
-        return 0
-    print(
-        f"{written}: {enrollment.cards} cards enrolled; ranks {' '.join(templates.ranks) or '-'}; "
-        f"suits {' '.join(templates.suits) or '-'} ({len(templates.rank_labels)} rank and "
-        f"{len(templates.suit_labels)} suit samples)"
-    )
-    for name, reason in enrollment.skipped:
-        print(f"  skipped {name}: {reason}")
-    return 0
+def _run_enroll(args: argparse.Namespace) -> int:
+    from studio_cli import camera_tasks  # noqa: PLC0415 - OpenCV loads only for camera commands
+
+    return camera_tasks.run_enroll(args)
 
 
-def run_recognize(args: argparse.Namespace) -> int:
-    templates = Templates.load(args.templates if args.templates is not None else DEFAULT_TEMPLATES)
-    recognizer = Recognizer(templates)
-    results = []
-    for path in args.images:
-        image = load_image(path)
-        try:
-            reads = recognizer.read_frame(image, args.zone)
-        except cv2.error as error:  # an image OpenCV cannot work on, however it decoded
-            raise ImageError(f"{path}: cannot be read for cards ({str(error).strip().splitlines()[-1]})") from None
-        results.append({"image": str(path), "cards": [card_json(read) for read in reads]})
-    if args.json:
-        print(json.dumps(results, indent=2))
-    else:
-        print(as_table(results))
-    return 0
+def _run_recognize(args: argparse.Namespace) -> int:
+    from studio_cli import camera_tasks  # noqa: PLC0415 - OpenCV loads only for camera commands
 
-
-def card_json(read: CardRead) -> dict[str, Any]:
-    entry: dict[str, Any] = {"code": read.code, "confidence": round(read.confidence, 4), "box": list(read.box)}
-    if read.zone is not None:
-        entry["zone"] = read.zone
-    return entry
-
-
-def as_table(results: list[dict[str, Any]]) -> str:
-    lines = []
-    for result in results:
-        cards = result["cards"]
-        lines.append(f"{result['image']}: {len(cards)} card{'s' if len(cards) != 1 else ''}")
-        for card in sorted(cards, key=lambda c: (c["box"][1], c["box"][0])):
-            x, y, w, h = card["box"]
-            zone = f"  in {card['zone']}" if "zone" in card else ""
-            lines.append(f"  {card['code']:<4} confidence {card['confidence']:.2f}  at x={x} y={y} ({w}x{h}){zone}")
-    return "\n".join(lines)
+    return camera_tasks.run_recognize(args)

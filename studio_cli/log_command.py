@@ -7,14 +7,17 @@ import csv
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.audit import audit
 from studio.chain import canonical_json
 from studio.errors import StudioError
 from studio.log_views import CSV_COLUMNS, as_row, describe, round_records, shoe_records
 from studio.ports import Record
-from studio.store_sql import SqlEventStore, sqlite_url
+from studio.settings import sqlite_url
+
+if TYPE_CHECKING:
+    from studio.store_sql import SqlEventStore
 
 EXIT_TAMPERED = 3
 
@@ -51,6 +54,8 @@ def register(commands: Any) -> None:
 
 
 def _open(db: str) -> SqlEventStore:
+    from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used
+
     if "://" not in db and not Path(db).is_file():
         raise StudioError(f"{db}: no such database file")
     return SqlEventStore(sqlite_url(db))

@@ -6,11 +6,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import uvicorn
-
-from dealer_ui.app import create_app
-from dealer_ui.runtime import DEMO_ACCOUNTS, StudioSettings
-
 HELP = "start the studio server (dealer console, pit boss, surveillance, results feed)"
 EPILOG = """\
 With no arguments: SQLite in data/studio.db, one table T1 read from the built-in shoe simulator (a smart shoe on a
@@ -37,6 +32,12 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The server's libraries load only when the server starts, not for every `studio` command.
+    import uvicorn  # noqa: PLC0415
+
+    from dealer_ui.app import create_app  # noqa: PLC0415
+    from dealer_ui.runtime import DEMO_ACCOUNTS, StudioSettings  # noqa: PLC0415
+
     settings = StudioSettings(args.database, tuple(args.table), args.demo, args.auto_deal)
     app = create_app(settings)  # configuration errors surface here, before the server starts
     url = f"http://{args.host}:{args.port}"

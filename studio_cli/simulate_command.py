@@ -14,9 +14,9 @@ from studio.clock import SystemClock
 from studio.errors import InvalidShoe
 from studio.ports import EventStore
 from studio.procedure_config import ProcedureConfig
+from studio.settings import sqlite_url
 from studio.simulation import ShoeSimulation, seeded_shoe, simulation
 from studio.store_memory import MemoryEventStore
-from studio.store_sql import SqlEventStore, sqlite_url
 
 HELP = "deal whole shoes through the procedure engine, from a shoe file or seeded shuffles"
 EPILOG = """\
@@ -57,7 +57,12 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidShoe(f"--shoes must be at least 1, not {args.shoes}")
     config = ProcedureConfig(decks=args.decks)
     start = args.start or SystemClock().now().replace(microsecond=0)
-    store: EventStore = MemoryEventStore() if args.log is None else SqlEventStore(sqlite_url(args.log))
+    if args.log is None:
+        store: EventStore = MemoryEventStore()
+    else:
+        from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used
+
+        store = SqlEventStore(sqlite_url(args.log))
     last_seq = store.last_seq(args.table)
     for last in store.read(args.table, after=last_seq - 1):
         start = max(start, last.at)  # simulated time runs on from an earlier run logged in the same file

@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.clock import SystemClock
 from studio.errors import StudioError
-from studio.store_sql import sqlite_url
-from studio.users import Role, UserStore
+from studio.roles import Role
+from studio.settings import sqlite_url
+
+if TYPE_CHECKING:
+    from studio.users import UserStore
 
 PEOPLE = [role.value for role in Role if role is not Role.GAME_SERVER]
 
@@ -31,6 +34,8 @@ def register(commands: Any) -> None:
 
 
 def _store(args: argparse.Namespace) -> UserStore:
+    from studio.users import UserStore  # noqa: PLC0415 - the database library loads only when used
+
     return UserStore(sqlite_url(args.database), SystemClock())
 
 

@@ -12,7 +12,8 @@ from dealer_ui.runtime import Studio, TableRuntime
 from studio.errors import BetRejected
 from studio.player_banker import required_bank
 from studio.procedure import Phase
-from studio.users import Principal, Role
+from studio.roles import Role
+from studio.users import Principal
 from studio.wallets import PlacedBet, WalletError
 
 router = APIRouter(tags=["bets and wallets"])

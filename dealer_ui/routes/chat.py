@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 from dealer_ui.auth import require
 from dealer_ui.runtime import Studio
 from studio.chat import ChatRejected
-from studio.users import Principal, Role
+from studio.roles import Role
+from studio.users import Principal
 
 router = APIRouter(tags=["chat"])
 

@@ -12,7 +12,8 @@ from dealer_ui.auth import require, websocket_principal
 from dealer_ui.hub import Subscription, encode
 from dealer_ui.runtime import Studio
 from studio.feed import feed_message
-from studio.users import Principal, Role
+from studio.roles import Role
+from studio.users import Principal
 
 router = APIRouter(tags=["results feed"])
 FEED_ROLES = (Role.GAME_SERVER, Role.SURVEILLANCE, Role.PIT_BOSS)

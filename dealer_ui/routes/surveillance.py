@@ -17,7 +17,8 @@ from studio.audit import audit
 from studio.chain import canonical_json
 from studio.log_views import CSV_COLUMNS, RoundIndex, as_row, round_records, shoe_records
 from studio.ports import Record
-from studio.users import Principal, Role
+from studio.roles import Role
+from studio.users import Principal
 
 router = APIRouter(prefix="/api/surveillance", tags=["surveillance"])
 watcher = require(Role.SURVEILLANCE, Role.PIT_BOSS)

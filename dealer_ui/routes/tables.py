@@ -11,12 +11,13 @@ from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require, websocket_principal
 from dealer_ui.runtime import Studio, TableRuntime
-from dealer_ui.views import table_view
+from dealer_ui.views import console_view
 from studio import commands as c
 from studio.cards import Card
 from studio.errors import InvalidCardCode, ProcedureError
 from studio.roads import compute_roads
-from studio.users import Principal, Role
+from studio.roles import Role
+from studio.users import Principal
 
 router = APIRouter(tags=["tables"])
 STAFF = (Role.DEALER, Role.PIT_BOSS, Role.SURVEILLANCE)
@@ -37,10 +38,7 @@ def runtime_of(request: Request, table_id: str) -> TableRuntime:
 
 
 def view(request: Request, runtime: TableRuntime) -> dict[str, Any]:
-    studio = studio_of(request)
-    return table_view(
-        runtime, studio.clock.now(), list(runtime.recent), studio.chat.messages(runtime.table_id, limit=20)
-    )
+    return console_view(studio_of(request), runtime)
 
 
 def apply(request: Request, table_id: str, command: c.Command) -> dict[str, Any]:
@@ -220,8 +218,7 @@ async def console_feed(websocket: WebSocket, table_id: str) -> None:
     try:
         while True:
             shown = runtime.version
-            chat = studio.chat.messages(table_id, limit=20)
-            await websocket.send_json(table_view(runtime, studio.clock.now(), list(runtime.recent), chat))
+            await websocket.send_json(console_view(studio, runtime))
             async with runtime.changed:
                 if runtime.version == shown:  # a change made while sending is shown now, not a second later
                     with contextlib.suppress(TimeoutError):

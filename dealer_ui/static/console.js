@@ -200,6 +200,31 @@ function renderBeadPlate(results) {
   byTestId("bead-plate").replaceChildren(...beads);
 }
 
+// The big road of the shoe, as the server places it on its 6-row grid (dragon tail included).
+function renderBigRoad(roads) {
+  const node = byTestId("big-road");
+  const cells = roads.big_road.flat();
+  const places = roads.big_road_grid.flat();
+  node.style.setProperty("--columns", String(Math.max(12, ...places.map(([column]) => column + 1))));
+  node.replaceChildren(...places.map(([column, row], i) => {
+    const mark = el("span", { class: `ring ${cells[i].winner}`, testid: "big-road-cell" }, cells[i].ties ? String(cells[i].ties) : "");
+    mark.style.gridColumn = String(column + 1);
+    mark.style.gridRow = String(row + 1);
+    return mark;
+  }));
+}
+
+function renderBetTotals(totals) {
+  const entries = Object.entries(totals || {});
+  setText(byTestId("bet-totals"), entries.length
+    ? entries.map(([bet, amount]) => `${bet.replace("_", " ")} ${(amount / 100).toFixed(2)}`).join(" · ") : "—");
+}
+
+function renderChat(messages) {
+  byTestId("chat").replaceChildren(...(messages || []).map((m) =>
+    el("li", { testid: "chat-message" }, el("b", {}, `${m.nickname}: `), m.shown)));
+}
+
 function renderSources(sources) {
   const items = Object.entries(sources || {}).map(([name, health]) =>
     el("li", { class: "source", testid: "source", dataset: { state: health.state, source: name } },
@@ -239,6 +264,9 @@ function render(view) {
   renderHands(view);
   renderResult(view.last_result);
   renderBeadPlate(view.recent_results || []);
+  if (view.roads) renderBigRoad(view.roads);
+  renderBetTotals(view.bet_totals);
+  renderChat(view.chat);
   renderSources(view.sources);
   renderButtons(view);
   latest = view;

@@ -9,10 +9,10 @@ import pytest
 
 from drivers.camera.enroll import LabelledBox, enroll_boxes, enroll_folder, read_labels
 from drivers.camera.templates import Templates
+from tests.camera.photos import card_photos
 from tests.camera.render import CODES, photo
 
-# The real photographs (Apache-2.0), next to this checkout: ../shared/data/cards (DESIGN.md §7).
-REAL_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "cards" / "webcam-9-to-ace"
+REAL_DATA = card_photos()
 
 
 @pytest.fixture(scope="session")
@@ -36,8 +36,8 @@ def real_labels() -> list[LabelledBox]:
     labels = REAL_DATA / "labels_rank_suit.csv"
     if not labels.is_file():
         pytest.fail(
-            f"the real card photographs are missing: expected {labels} (shared/data/cards/webcam-9-to-ace next to "
-            "this checkout, see DESIGN.md §7)"
+            f"the real card photographs are missing: expected {labels} (set STUDIO_CARD_PHOTOS, or put "
+            "shared/data/cards/webcam-9-to-ace next to this checkout, see DESIGN.md §7)"
         )
     return read_labels(labels)
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from studio import commands as c
 from studio.clock import ManualClock
 from studio.procedure import Phase, expected_commands
-from studio.users import Role
+from studio.roles import Role
 from tests.server.conftest import NATURAL, Desk, add_person, sign_in
 
 
