@@ -66,7 +66,7 @@ class TableRuntime:
     service: TableService
     sources: list[CardSource]
     supervisor: Supervisor
-    betting: BettingService | None = None
+    betting: BettingService
     simulator: ShoeSimulator | None = None
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
     shoe_results: list[dict[str, Any]] = field(default_factory=list)  # this shoe's results, for the roads
@@ -151,7 +151,6 @@ class Studio:
 
     async def start(self) -> None:
         for runtime in self.tables.values():
-            assert runtime.betting is not None
             runtime.betting.settle_unsettled(self.store.read(runtime.table_id))
             if runtime.simulator is not None:
                 runtime.simulator.start()
@@ -179,7 +178,6 @@ class Studio:
         """Apply a command to a table (raising `ProcedureError` if the procedure refuses it) and wake its consoles."""
         runtime = self.tables[table_id]
         logged = runtime.service.handle(command)
-        assert runtime.betting is not None
         for entry in logged:
             runtime.betting.settle_record(entry.record)  # a result or a void settles its round, once
         for entry in logged:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
@@ -106,58 +107,54 @@ def history(player_id: str, request: Request, who: Principal = Depends(game_serv
     return {"player_id": player_id, "bets": _studio(request).wallets.bet_rows(player_id)}
 
 
+def _for_player(request: Request, table_id: str, who: Principal, player_id: str) -> TableRuntime:
+    runtime = _table(request, table_id)
+    _own(request, who, player_id)
+    return runtime
+
+
+def _placed(action: Callable[[], list[PlacedBet]]) -> dict[str, Any]:
+    """The bets an action placed or took back, or a refusal with its reason (409; 404 for an unknown player)."""
+    try:
+        return _bets(action())
+    except (BetRejected, WalletError) as error:
+        raise _refuse(error) from None
+
+
 @router.post("/api/tables/{table_id}/bets")
 async def place_bet(
     table_id: str, body: NewBet, request: Request, who: Principal = Depends(game_server)
 ) -> dict[str, Any]:
-    runtime = _table(request, table_id)
-    _own(request, who, body.player_id)
-    assert runtime.betting is not None
-    try:
-        placed = runtime.betting.place(runtime.service.state, who.name, body.player_id, body.bet_id, body.bet_type,
-                                       body.stake)  # fmt: skip
-    except (BetRejected, WalletError) as error:
-        raise _refuse(error) from None
-    return _bets(placed)
+    runtime = _for_player(request, table_id, who, body.player_id)
+    state = runtime.service.state
+    return _placed(
+        lambda: runtime.betting.place(state, who.name, body.player_id, body.bet_id, body.bet_type, body.stake)
+    )
 
 
 @router.post("/api/tables/{table_id}/bets/undo")
 async def undo_bet(
     table_id: str, body: PlayerAction, request: Request, who: Principal = Depends(game_server)
 ) -> dict[str, Any]:
-    runtime = _table(request, table_id)
-    _own(request, who, body.player_id)
-    assert runtime.betting is not None
-    try:
-        return _bets([runtime.betting.undo_last(runtime.service.state, body.player_id)])
-    except (BetRejected, WalletError) as error:
-        raise _refuse(error) from None
+    runtime = _for_player(request, table_id, who, body.player_id)
+    return _placed(lambda: [runtime.betting.undo_last(runtime.service.state, body.player_id)])
 
 
 @router.post("/api/tables/{table_id}/bets/double")
 async def double_bets(
     table_id: str, body: PlayerAction, request: Request, who: Principal = Depends(game_server)
 ) -> dict[str, Any]:
-    runtime = _table(request, table_id)
-    _own(request, who, body.player_id)
-    assert runtime.betting is not None
-    try:
-        return _bets(runtime.betting.double(runtime.service.state, who.name, body.player_id))
-    except (BetRejected, WalletError) as error:
-        raise _refuse(error) from None
+    runtime = _for_player(request, table_id, who, body.player_id)
+    return _placed(lambda: runtime.betting.double(runtime.service.state, who.name, body.player_id))
 
 
 @router.post("/api/tables/{table_id}/bets/repeat")
 async def repeat_bets(
     table_id: str, body: Repeat, request: Request, who: Principal = Depends(game_server)
 ) -> dict[str, Any]:
-    runtime = _table(request, table_id)
-    _own(request, who, body.player_id)
-    assert runtime.betting is not None
-    try:
-        return _bets(runtime.betting.repeat(runtime.service.state, who.name, body.player_id, body.previous_game_id))
-    except (BetRejected, WalletError) as error:
-        raise _refuse(error) from None
+    runtime = _for_player(request, table_id, who, body.player_id)
+    state = runtime.service.state
+    return _placed(lambda: runtime.betting.repeat(state, who.name, body.player_id, body.previous_game_id))
 
 
 @router.get("/api/tables/{table_id}/bets/totals")
@@ -226,7 +223,6 @@ async def approve_round(table_id: str, body: PlayerAction, request: Request,
                         who: Principal = Depends(game_server)) -> dict[str, str]:  # fmt: skip
     runtime = _bank_table(request, table_id)
     _own(request, who, body.player_id)
-    assert runtime.betting is not None
     try:
         game_id = runtime.betting.approve_round(runtime.service.state, body.player_id)
     except BetRejected as error:
