@@ -105,6 +105,7 @@ class Studio:
         self.hub = FeedHub()
         self.tables: dict[str, TableRuntime] = {}
         self.round_indexes: dict[str, RoundIndex] = {}  # surveillance search, built lazily from the log
+        self.settled = asyncio.Condition()  # game servers' outcome streams wait on this
         self._tasks: list[asyncio.Task[None]] = []
         self._rng = random.Random(settings.simulator_seed)
         configs = [load_table_config(path) for path in settings.table_files] or [load_table_config()]
@@ -178,15 +179,20 @@ class Studio:
         """Apply a command to a table (raising `ProcedureError` if the procedure refuses it) and wake its consoles."""
         runtime = self.tables[table_id]
         logged = runtime.service.handle(command)
-        for entry in logged:
-            runtime.betting.settle_record(entry.record)  # a result or a void settles its round, once
+        settled = [runtime.betting.settle_record(entry.record) for entry in logged]  # a result or void settles, once
         for entry in logged:
             runtime.follow(entry.record)
+        if any(settled):
+            asyncio.get_running_loop().create_task(self._notify_settled())
         if runtime.simulator is not None:
             self._follow_with_simulator(runtime, logged)
         runtime.version += 1
         asyncio.get_running_loop().create_task(self._notify(runtime))
         return logged
+
+    async def _notify_settled(self) -> None:
+        async with self.settled:
+            self.settled.notify_all()
 
     async def notify(self, table_id: str) -> None:
         """Wake the table's consoles (e.g. a chat message arrived)."""

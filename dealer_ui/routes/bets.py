@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
 
-from dealer_ui.auth import require
+from dealer_ui.auth import require, websocket_principal
 from dealer_ui.runtime import Studio, TableRuntime
 from studio.errors import BetRejected
 from studio.player_banker import required_bank
@@ -99,6 +101,36 @@ def settlements(request: Request, after: int = Query(0, ge=0), limit: int = Quer
     """Each of this game server's players' settled bets, in settlement order: page with `after` = the last `id`."""
     outcomes = _studio(request).wallets.outcomes(who.name, after, limit)
     return {"settlements": outcomes, "next_after": outcomes[-1]["id"] if outcomes else after}
+
+
+@router.websocket("/ws/settlements")
+async def settlement_stream(websocket: WebSocket) -> None:
+    """This game server's players' outcomes, from `?after=ID` (the last id it has) on, then live as rounds settle."""
+    principal = websocket_principal(websocket)
+    if principal is None or principal.role is not Role.GAME_SERVER:
+        await websocket.close(code=4401 if principal is None else 4403, reason="an API key of a game server is needed")
+        return
+    try:
+        after = int(websocket.query_params.get("after", "0"))
+    except ValueError:
+        await websocket.close(code=4400, reason="after must be a whole number")
+        return
+    studio: Studio = websocket.app.state.studio
+    await websocket.accept()
+    try:
+        while True:
+            async with studio.settled:
+                outcomes = studio.wallets.outcomes(principal.name, after)
+                if not outcomes:
+                    # Woken by every settlement; the timeout also notices a client that went away.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(studio.settled.wait(), timeout=5.0)
+                    continue
+            for outcome in outcomes:
+                await websocket.send_json({"type": "settlement", **outcome})
+            after = outcomes[-1]["id"]
+    except (WebSocketDisconnect, RuntimeError):
+        return
 
 
 @router.get("/api/players/{player_id}/bets")
