@@ -21,6 +21,7 @@ warm or cold light does not change it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -123,10 +124,12 @@ def corner_size(scale: float = 1.0) -> tuple[int, int]:
 
 def as_vector(canvas: Canvas) -> Vector:
     """The canvas slightly blurred (a pixel's misalignment should cost little), flattened, zero mean, unit length."""
-    blurred = cv2.GaussianBlur(canvas.astype(np.float32), (3, 3), 0).ravel()
-    blurred -= blurred.mean()
-    norm = float(np.linalg.norm(blurred))
-    return (blurred / norm if norm > 1e-6 else blurred).astype(np.float32)
+    blurred = np.asarray(cv2.GaussianBlur(np.asarray(canvas, dtype=np.float32), (3, 3), 0), dtype=np.float32).ravel()
+    blurred -= blurred.sum() / blurred.size  # the mean (as `mean()` computes it, without its overhead)
+    norm = float(np.sqrt(blurred.dot(blurred)))  # as `np.linalg.norm` computes it
+    if norm > 1e-6:
+        blurred /= np.float32(norm)
+    return blurred
 
 
 def _ink(patch: Image) -> _Ink | None:
@@ -134,11 +137,11 @@ def _ink(patch: Image) -> _Ink | None:
     white = whiteness(patch)
     # The stock's brightness around each pixel: a maximum filter wider than any stroke or pip, smoothed.
     size = 2 * round(9 * unit) + 1
-    stock = cv2.blur(cv2.dilate(white, np.ones((size, size), np.uint8)), (size, size))
+    stock = cv2.blur(cv2.dilate(white, _square(size)), (size, size))
     if cv2.mean(stock)[0] < 40:  # no card stock here: a dark frame, or not a card
         return None
     ink = (1.0 - white.astype(np.float32) / np.maximum(stock.astype(np.float32), 1.0)).astype(np.float32)
-    mask = (ink > INK_LEVEL).astype(np.uint8)
+    mask = (ink > INK_LEVEL).view(np.uint8)  # 0 or 1, without a copy
     if cv2.countNonZero(mask) < 4 * unit * unit:  # no print
         return None
     _, found, found_stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -147,9 +150,9 @@ def _ink(patch: Image) -> _Ink | None:
     large = stats[:, 4] >= 4 * unit * unit
     large[0] = False
     if not large.all():
-        labels = _select_labels(labels, np.flatnonzero(large)) * labels  # specks become stock
+        labels = np.where(large, np.arange(len(large), dtype=np.int32), 0).astype(np.int32)[labels]  # specks: stock
     pieces = np.flatnonzero(large).tolist()
-    stock_mask = (ink < 0.05).astype(np.uint8)
+    stock_mask = (ink < 0.05).view(np.uint8)
     blue, green, red, _ = cv2.mean(patch, mask=stock_mask) if cv2.countNonZero(stock_mask) else (255.0,) * 4
     paper = (max(blue, 1.0), max(green, 1.0), max(red, 1.0))
     return _Ink(ink, labels, stats, pieces, unit, paper, _blur(white, ink, mask, min(paper)) / unit)
@@ -159,11 +162,10 @@ def _blur(white: npt.NDArray[np.uint8], ink: npt.NDArray[np.float32], mask: npt.
           ) -> float:  # fmt: skip
     """The blur of the print, as the sigma of a Gaussian: an edge of contrast C blurred by sigma rises at most by
     C / (sigma * sqrt(2 pi)) per pixel, so sigma follows from the contrast and the steepest edges around the ink."""
-    grey = white.astype(np.float32)
-    slope = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8
-    near = cv2.dilate(mask, np.ones((5, 5), np.uint8)).astype(bool)
+    slope = cv2.magnitude(cv2.Sobel(white, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(white, cv2.CV_32F, 0, 1, ksize=3)) / 8
+    near = cv2.dilate(mask, _square(5)).view(np.bool_)  # mask holds 0 or 1: a view as booleans needs no copy
     edges = slope[near]
-    darkest = ink[mask.astype(bool)]
+    darkest = ink[mask.view(np.bool_)]
     if len(edges) < 10 or len(darkest) < 4:
         return 0.0
     contrast = paper * float(np.partition(darkest, len(darkest) * 98 // 100)[len(darkest) * 98 // 100])
@@ -171,10 +173,10 @@ def _blur(white: npt.NDArray[np.uint8], ink: npt.NDArray[np.float32], mask: npt.
     return contrast / (max(steepest, 1e-3) * 2.5066)
 
 
-def _select_labels(labels: npt.NDArray[np.int32], chosen: list[int] | npt.NDArray[np.intp]) -> npt.NDArray[np.int32]:
-    """1 where a pixel belongs to one of the chosen pieces, else 0 (a lookup table: faster than `np.isin`)."""
-    table = np.zeros(int(labels.max()) + 1, dtype=np.int32)
-    table[np.asarray(chosen, dtype=np.intp)] = 1
+def _select_labels(labels: npt.NDArray[np.int32], chosen: list[int] | npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+    """True where a pixel belongs to one of the chosen pieces (a lookup table: faster than `np.isin`)."""
+    table = np.zeros(int(labels.max()) + 1, dtype=np.bool_)
+    table[np.asarray(chosen, dtype=np.intp)] = True
     return table[labels]
 
 
@@ -202,7 +204,7 @@ def _by_shape(patch: Image, ink: _Ink) -> IndexGlyphs | None:
         if label != first and overlap > 0.5 * min(h, fh) and 0.7 * fh <= h <= 1.3 * fh and gap < 0.35 * fh:
             rank_labels.append(label)
     rx, ry, rw, rh = _union([boxes[label] for label in rank_labels])
-    rank_mask = _select_labels(ink.labels, rank_labels).astype(bool)
+    rank_mask = _select_labels(ink.labels, rank_labels)
     top, bottom = ry + round(0.85 * rh), min(height, ry + round(2.6 * rh))
 
     def under_rank(labels: npt.NDArray[np.int32]) -> list[int]:
@@ -240,7 +242,7 @@ def _by_place(patch: Image, ink: _Ink, layout: Layout) -> IndexGlyphs | None:
         return None
     rank_labels += _beside(ink, rank_labels, top, cut)
     rank_mask = np.zeros((height, width), dtype=bool)
-    rank_mask[top:cut] = _select_labels(ink.labels[top:cut], rank_labels).astype(bool)
+    rank_mask[top:cut] = _select_labels(ink.labels[top:cut], rank_labels)
     suit_mask = _pip_mask(ink, cut, bottom, lambda labels: _inside(labels, suit, cut, ink.unit, bottom >= height))
     return _glyphs(patch, ink, rank_mask, suit_mask)
 
@@ -256,21 +258,31 @@ def _pip_mask(
     size = max(3, 2 * round(1.5 * ink.unit) + 1)
     band = ink.ink[top:bottom]
     level = max(INK_LEVEL, PIP_LEVEL * float(np.partition(band.ravel(), int(band.size * 0.98))[int(band.size * 0.98)]))
-    mask = cv2.morphologyEx(
-        (band > level).astype(np.uint8),
-        cv2.MORPH_OPEN,
-        cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)),
-    )
-    _, labels = cv2.connectedComponents(mask, connectivity=8)
-    chosen = choose(labels.astype(np.int32))
+    disc = _disc(size)
+    mask = cv2.morphologyEx((band > level).view(np.uint8), cv2.MORPH_OPEN, disc)
+    _, found = cv2.connectedComponents(mask, connectivity=8)
+    labels = np.asarray(found, dtype=np.int32)  # already int32: no copy
+    chosen = choose(labels)
     if not chosen:
         return None
     # back to the pip's full outline (its stem, the points that opening rounds off), but not to what it shed
-    pip = _select_labels(labels.astype(np.int32), chosen).astype(np.uint8)
-    near = cv2.dilate(pip, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))).astype(bool)
+    pip = _select_labels(labels, chosen).view(np.uint8)
+    near = cv2.dilate(pip, disc).view(np.bool_)
     full = np.zeros((height, width), dtype=bool)
     full[top:bottom] = near & (band > INK_LEVEL)
     return full
+
+
+@functools.cache
+def _square(size: int) -> npt.NDArray[np.uint8]:
+    """A square structuring element of that size (made once per size; OpenCV only reads it)."""
+    return np.ones((size, size), np.uint8)
+
+
+@functools.cache
+def _disc(size: int) -> npt.NDArray[np.uint8]:
+    """The elliptic structuring element of that size (made once per size; OpenCV only reads it)."""
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)), dtype=np.uint8)
 
 
 def _beside(ink: _Ink, chosen: list[int], top: int, cut: int) -> list[int]:
@@ -307,19 +319,16 @@ def _inside(labels: npt.NDArray[np.int32], box: Box, top: int, unit: float, at_b
     size = int(labels.max()) + 1
     totals = np.bincount(labels.ravel(), minlength=size)
     within = np.bincount(labels[y0:y1, x : x + w].ravel(), minlength=size)
-    body = set(np.flatnonzero(np.bincount(labels[:, -1], minlength=size)).tolist())
+    body = np.flatnonzero(np.bincount(labels[:, -1], minlength=size))
     if at_bottom:
-        body |= set(np.flatnonzero(np.bincount(labels[-1, :], minlength=size)).tolist())
-    present = np.flatnonzero(totals)
-    chosen = []
-    for label in present.tolist():
-        total = int(totals[label])
-        if label == 0 or label in body or total < 3 * unit * unit:
-            continue
-        if within[label] >= 0.4 * total:
-            chosen.append((label, total))
-    largest = max((total for _, total in chosen), default=0)
-    return [label for label, total in chosen if total >= 0.12 * largest]
+        body = np.concatenate((body, np.flatnonzero(np.bincount(labels[-1, :], minlength=size))))
+    keep = (totals >= 3 * unit * unit) & (within >= 0.4 * totals)
+    keep[0] = False
+    keep[body] = False
+    if not keep.any():
+        return []
+    largest = totals[keep].max()
+    return np.flatnonzero(keep & (totals >= 0.12 * largest)).tolist()
 
 
 def _glyphs(
@@ -338,11 +347,9 @@ def _glyphs(
 
 
 def _mask_box(mask: npt.NDArray[np.bool_]) -> Box | None:
-    rows = np.flatnonzero(mask.any(axis=1))
-    cols = np.flatnonzero(mask.any(axis=0))
-    if len(rows) == 0:
-        return None
-    return int(cols[0]), int(rows[0]), int(cols[-1] - cols[0] + 1), int(rows[-1] - rows[0] + 1)
+    """The bounding box of the mask's pixels; None if it has none."""
+    x, y, w, h = cv2.boundingRect(np.ascontiguousarray(mask).view(np.uint8))
+    return (x, y, w, h) if w > 0 else None
 
 
 def _union(boxes: list[Box]) -> Box:
@@ -364,13 +371,15 @@ def _canvas(
     edges so that a neighbour's ink does not leak in, scaled into the canvas keeping its proportions."""
     x, y, w, h = box
     inner = mask[y : y + h, x : x + w]
-    own = cv2.dilate(inner.astype(np.uint8), np.ones((3, 3), np.uint8))
+    own = cv2.dilate(np.ascontiguousarray(inner).view(np.uint8), _square(3))
     cut = ink[y : y + h, x : x + w]
     # full ink at the glyph's own strong strokes, so that pale and dark print give the same profile
     strokes = cut[inner]
     full = max(float(np.partition(strokes, len(strokes) * 3 // 4)[len(strokes) * 3 // 4]) if len(strokes) else FULL_INK,
                INK_LEVEL * 1.5)  # fmt: skip
-    glyph = (np.clip(cut / full, 0.0, 1.0) * own).astype(np.float32)
+    glyph = cut / np.float32(full)
+    np.minimum(np.maximum(glyph, 0.0, out=glyph), 1.0, out=glyph)  # np.clip, without its overhead
+    glyph *= own
     canvas_h, canvas_w = shape
     if h < 2 or w < 2:
         return None
