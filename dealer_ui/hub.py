@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +45,8 @@ class Subscription:
 
 
 class FeedHub:
-    def __init__(self) -> None:
+    def __init__(self, enrich: Callable[[Record, dict[str, Any]], None] | None = None) -> None:
+        self.enrich = enrich  # adds what a feed message needs beyond its record (the roads of a result)
         self._subscriptions: dict[str, set[Subscription]] = {}
         self.changed: dict[str, asyncio.Event] = {}  # consoles wait on this to refresh the table's state
 
@@ -65,6 +66,8 @@ class FeedHub:
             message = feed_message(record)
             if message is None:
                 continue
+            if self.enrich is not None:
+                self.enrich(record, message)
             item = (record.seq, encode(message))  # encoded once, whatever the number of subscribers
             for subscription in list(self._subscriptions.get(record.stream, ())):
                 try:

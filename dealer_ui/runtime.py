@@ -33,6 +33,7 @@ from studio.log_views import RoundIndex
 from studio.ports import Clock, Record
 from studio.procedure import Phase
 from studio.reconcile import Reconciler
+from studio.roads import compute_roads
 from studio.roles import Role
 from studio.settings import TableConfig, load_table_config, sqlite_url
 from studio.simulation import seeded_shoe
@@ -69,7 +70,6 @@ class TableRuntime:
     betting: BettingService
     simulator: ShoeSimulator | None = None
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
-    shoe_results: list[dict[str, Any]] = field(default_factory=list)  # this shoe's results, for the roads
     last_void: dict[str, Any] | None = None  # the last round voided, with its reason and who voided it
     version: int = 0
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
@@ -79,12 +79,9 @@ class TableRuntime:
         return self.config.table_id
 
     def follow(self, record: Record) -> None:
-        """Keep the recent results and this shoe's results (for the roads) in step with the log."""
-        if record.kind == "ShuffleConfirmed":
-            self.shoe_results = []
-        elif record.kind == "RoundCompleted":
+        """Keep the recent results and the last void in step with the log."""
+        if record.kind == "RoundCompleted":
             self.recent.append(dict(record.data))
-            self.shoe_results.append(dict(record.data))
         elif record.kind == "RoundVoided":
             self.last_void = {**record.data, "by": record.actor, "at": record.at.isoformat()}
 
@@ -102,7 +99,7 @@ class Studio:
         self.users = UserStore(url, self.clock)
         self.wallets = WalletStore(url, self.clock)
         self.chat = ChatStore(url, self.clock)
-        self.hub = FeedHub()
+        self.hub = FeedHub(self.with_roads)
         self.tables: dict[str, TableRuntime] = {}
         self.round_indexes: dict[str, RoundIndex] = {}  # surveillance search, built lazily from the log
         self.settled = asyncio.Condition()  # game servers' outcome streams wait on this
@@ -189,6 +186,26 @@ class Studio:
         runtime.version += 1
         asyncio.get_running_loop().create_task(self._notify(runtime))
         return logged
+
+    def round_index(self, table_id: str) -> RoundIndex:
+        """The table's round index, brought up to date with what the log gained since the last look."""
+        index = self.round_indexes.setdefault(table_id, RoundIndex(table_id))
+        index.update(self.store.read(table_id, after=index.seq))
+        return index
+
+    def with_roads(self, record: Record, message: dict[str, Any]) -> None:
+        """A result on the feed carries the roads of its shoe as they stand after it (from the log: the same live and
+        when a client resumes)."""
+        if message.get("type") == "result":
+            index = self.round_index(record.stream)
+            summary = index.find(str(message["game_id"]))
+            if summary is not None:
+                message["roads"] = compute_roads(index.shoe_results(summary["shoe"], summary["game_id"])).to_json()
+
+    def roads(self, table_id: str) -> dict[str, Any]:
+        """The roads of the table's current shoe."""
+        shoe = self.tables[table_id].service.state.shoe
+        return compute_roads(self.round_index(table_id).shoe_results(shoe)).to_json()
 
     async def _notify_settled(self) -> None:
         async with self.settled:

@@ -9,7 +9,6 @@ from dealer_ui.runtime import Studio, TableRuntime
 from studio.console import betting_light, next_action
 from studio.events import RoundCompleted
 from studio.procedure import TableState
-from studio.roads import compute_roads
 from studio.rules import hand_total
 
 
@@ -48,6 +47,7 @@ def table_view(
     recent: list[dict[str, Any]],
     chat: list[dict[str, Any]] | None = None,
     bet_totals: dict[str, int] | None = None,
+    roads: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     state = runtime.service.state
     action = next_action(state, now)
@@ -82,7 +82,7 @@ def table_view(
         "last_result": None if state.last_result is None else result_view(state.last_result),
         "last_void": runtime.last_void,
         "recent_results": recent,
-        "roads": compute_roads(runtime.shoe_results).to_json(),
+        "roads": roads,
         "suspension": suspension,
         "sources": {name: {"state": h.state.value, "detail": h.detail} for name, h in runtime.source_states.items()},
         "simulated_shoe": runtime.simulator is not None,
@@ -96,4 +96,4 @@ def console_view(studio: Studio, runtime: TableRuntime) -> dict[str, Any]:
     current = runtime.service.state.round
     totals = studio.wallets.totals(current.game_id) if current is not None else {}
     chat = studio.chat.messages(runtime.table_id, limit=20)
-    return table_view(runtime, studio.clock.now(), list(runtime.recent), chat, totals)
+    return table_view(runtime, studio.clock.now(), list(runtime.recent), chat, totals, studio.roads(runtime.table_id))

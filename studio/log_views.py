@@ -105,11 +105,18 @@ class RoundIndex:
             elif kind == "RoundCompleted":
                 self._open.update(status="completed", closed_at=record.at.isoformat(), winner=data["winner"],
                                   player=data["player"], banker=data["banker"], player_total=data["player_total"],
-                                  banker_total=data["banker_total"])  # fmt: skip
+                                  banker_total=data["banker_total"], player_pair=data["player_pair"],
+                                  banker_pair=data["banker_pair"], natural=data["natural"])  # fmt: skip
                 self._open = None
             elif kind == "RoundVoided":
                 self._open.update(status="voided", closed_at=record.at.isoformat(), void_reason=data["reason"])
                 self._open = None
+
+    def shoe_results(self, shoe: int, up_to: str | None = None) -> list[dict[str, Any]]:
+        """The completed rounds of a shoe (up to and including round `up_to`): what the roads are drawn from."""
+        last = self.find(up_to) if up_to is not None else None
+        return [r for r in self.rounds if r["shoe"] == shoe and r["status"] == "completed"
+                and (last is None or r["first_seq"] <= last["first_seq"])]  # fmt: skip
 
     def find(self, game_id: str) -> dict[str, Any] | None:
         return next((summary for summary in self.rounds if summary["game_id"] == game_id), None)

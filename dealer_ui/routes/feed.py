@@ -33,6 +33,7 @@ def backlog(studio: Studio, table: str, after: int, limit: int) -> tuple[list[di
         read_up_to = record.seq
         message = feed_message(record)
         if message is not None:
+            studio.with_roads(record, message)
             messages.append(message)
     return messages, read_up_to
 

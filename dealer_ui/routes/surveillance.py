@@ -31,12 +31,9 @@ def _studio(request: Request) -> Studio:
 
 
 def _index(studio: Studio, table: str) -> RoundIndex:
-    """The table's round index, brought up to date with what the log gained since the last look."""
     if table not in studio.tables:
         raise HTTPException(404, f"no table {table!r}")
-    index = studio.round_indexes.setdefault(table, RoundIndex(table))
-    index.update(studio.store.read(table, after=index.seq))
-    return index
+    return studio.round_index(table)
 
 
 def _time(text: str | None, name: str) -> str | None:

@@ -15,7 +15,6 @@ from dealer_ui.views import console_view
 from studio import commands as c
 from studio.cards import Card
 from studio.errors import InvalidCardCode, ProcedureError
-from studio.roads import compute_roads
 from studio.roles import Role
 from studio.users import Principal
 
@@ -66,7 +65,7 @@ def table(table_id: str, request: Request, _: Principal = Depends(require(*STAFF
 def roads(table_id: str, request: Request, _: Principal = Depends(require(*STAFF, Role.GAME_SERVER))) -> dict[str, Any]:
     """The scoreboards of the current shoe (bead plate, big road, big eye boy, small road, cockroach pig, ask road)."""
     runtime = runtime_of(request, table_id)
-    return {"table": table_id, "shoe": runtime.service.state.shoe, **compute_roads(runtime.shoe_results).to_json()}
+    return {"table": table_id, "shoe": runtime.service.state.shoe, **studio_of(request).roads(table_id)}
 
 
 @router.get("/api/tables/{table_id}/history")
