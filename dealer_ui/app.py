@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +16,7 @@ from dealer_ui.runtime import Studio, StudioSettings
 from studio.ports import Clock
 
 STATIC = Path(__file__).parent / "static"
+FULL_COLLECTION_EVERY = 100  # middle-generation collections between full ones (Python's default: 10)
 
 
 def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
@@ -23,6 +25,13 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await studio.start()
+        # A full garbage collection walks every object: with a thousand feed connections open it stalls the event
+        # loop for 100 ms or more. What exists at start-up (libraries, configuration, the tables) is frozen out of
+        # the collector's walks, and full collections are made rarer; young objects are still collected as usual.
+        gc.collect()
+        gc.freeze()
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
         try:
             yield
         finally:

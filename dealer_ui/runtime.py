@@ -29,6 +29,7 @@ from studio.betting import BettingService
 from studio.chat_store import ChatStore
 from studio.clock import SystemClock
 from studio.errors import ConfigError, ProcedureError
+from studio.feed import compact_roads
 from studio.log_views import RoundIndex
 from studio.ports import Clock, Record
 from studio.procedure import Phase
@@ -200,7 +201,8 @@ class Studio:
             index = self.round_index(record.stream)
             summary = index.find(str(message["game_id"]))
             if summary is not None:
-                message["roads"] = compute_roads(index.shoe_results(summary["shoe"], summary["game_id"])).to_json()
+                roads = compute_roads(index.shoe_results(summary["shoe"], summary["game_id"])).to_json()
+                message["roads"] = compact_roads(roads)  # a feed message goes to every subscriber: keep it small
 
     def roads(self, table_id: str) -> dict[str, Any]:
         """The roads of the table's current shoe."""

@@ -42,3 +42,18 @@ def feed_message(record: Record) -> dict[str, Any] | None:
     message: dict[str, Any] = {"table": record.stream, "seq": record.seq, "type": kind, "at": record.at.isoformat()}
     message.update({name: record.data.get(name) for name in _FIELDS[kind]})
     return message
+
+
+def compact_roads(roads: dict[str, Any]) -> dict[str, Any]:
+    """The roads of `studio.roads` (to_json) in the feed's compact form, as a result message carries them: the bead
+    plate as a string ("BPPT"); the big road as columns of [winner, ties] cells; each derived road as a string of
+    marks, r for red and b for blue; the ask road as those letters per derived road ("-" for no mark); the counts."""
+    letter = {"red": "r", "blue": "b", None: "-"}
+    derived = ("big_eye_boy", "small_road", "cockroach_pig")
+    return {
+        "bead_plate": "".join(roads["bead_plate"]),
+        "big_road": [[[cell["winner"], cell["ties"]] for cell in column] for column in roads["big_road"]],
+        **{name: "".join(letter[mark] for mark in roads[name]) for name in derived},
+        "ask": {side: "".join(letter[roads["ask"][side][name]] for name in derived) for side in ("banker", "player")},
+        "counts": roads["counts"],
+    }

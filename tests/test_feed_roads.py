@@ -32,11 +32,16 @@ def test_results_carry_the_roads_live_and_from_the_log(tmp_path: Path) -> None:
                 message = feed.receive_json()
                 if message["type"] == "result":
                     live.append(message)
-        assert [m["roads"]["bead_plate"] for m in live] == [["B"], ["B", "P"], ["B", "P", "P"]]
-        assert live[-1]["roads"]["big_road"] == [[{"winner": "B", "ties": 0}],
-                                                 [{"winner": "P", "ties": 0}, {"winner": "P", "ties": 0}]]  # fmt: skip
+        assert [m["roads"]["bead_plate"] for m in live] == ["B", "BP", "BPP"]
+        assert live[-1]["roads"]["big_road"] == [[["B", 0]], [["P", 0], ["P", 0]]]
+        # B P P: the big eye boy starts at the second cell of column 2; column 1 ends just above that row: blue
+        # (the first mark of B P P P B, worked by hand in tests/test_roads.py).
+        assert live[-1]["roads"]["big_eye_boy"] == "b"
+        assert set(live[-1]["roads"]["ask"]) == {"banker", "player"}
         # A client resuming from the log sees the same roads on the same results.
         page = client.get("/api/feed/T1?after=0", headers=server).json()["messages"]
         assert [m["roads"] for m in page if m["type"] == "result"] == [m["roads"] for m in live]
-        # And the table's roads now are the last result's.
-        assert client.get("/api/tables/T1/roads", headers=server).json()["bead_plate"] == ["B", "P", "P"]
+        # And the table's roads (the API's full form) agree with the last result's compact form.
+        roads = client.get("/api/tables/T1/roads", headers=server).json()
+        assert "".join(roads["bead_plate"]) == live[-1]["roads"]["bead_plate"]
+        assert roads["counts"] == live[-1]["roads"]["counts"]
