@@ -34,11 +34,12 @@ START = datetime(2026, 11, 29, 12, tzinfo=UTC)
 class Table:
     """A table service (in memory) whose rounds open and close by hand, and a betting service on a SQLite ledger."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, table_id: str = "T1", player_banker: bool = False) -> None:
         self.clock = ManualClock(START)
-        self.service = TableService("T1", MemoryEventStore(), self.clock, ProcedureConfig(burn_after_shuffle=0))
+        config = ProcedureConfig(burn_after_shuffle=0)
+        self.service = TableService(table_id, MemoryEventStore(), self.clock, config)
         self.wallets = WalletStore(f"sqlite:///{db}", self.clock)
-        self.betting = BettingService("T1", self.wallets, TABLE.limits, TABLE.pay_table, self.clock)
+        self.betting = BettingService(table_id, self.wallets, TABLE.limits, TABLE.pay_table, self.clock, player_banker)
         self.service.handle(c.ConfirmShuffle(DEALER))
         self.service.handle(c.PlaceCutCard(DEALER))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -11,20 +10,15 @@ from fastapi.testclient import TestClient
 
 from dealer_ui.app import create_app
 from dealer_ui.runtime import StudioSettings
-from studio import commands as c
-from studio.betting import BettingService
 from studio.cards import Card
-from studio.clock import ManualClock
 from studio.errors import BetRejected, ConfigError
 from studio.paytable import BetType
 from studio.player_banker import bank_result, required_bank
-from studio.procedure_config import ProcedureConfig
 from studio.rules import outcome
 from studio.settings import load_table_config
 from studio.settlement import Bet, Void, settle
-from studio.store_memory import MemoryEventStore
-from studio.table_service import TableService
-from studio.wallets import WalletError, WalletStore
+from studio.wallets import WalletError
+from tests.test_betting import Table
 
 TABLE = load_table_config()
 DEALER = "dealer:ann"
@@ -46,32 +40,8 @@ def test_the_bank_takes_losing_stakes_pays_winners_and_pays_the_house() -> None:
     assert bank_result(refunded) == type(bank)(0, 0, 0)  # a void costs the bank nothing
 
 
-class BankTable:
-    def __init__(self, db: Path) -> None:
-        self.clock = ManualClock(datetime(2026, 11, 29, 12, tzinfo=UTC))
-        self.service = TableService("T9", MemoryEventStore(), self.clock, ProcedureConfig(burn_after_shuffle=0))
-        self.wallets = WalletStore(f"sqlite:///{db}", self.clock)
-        self.betting = BettingService("T9", self.wallets, TABLE.limits, TABLE.pay_table, self.clock, player_banker=True)
-        self.service.handle(c.ConfirmShuffle(DEALER))
-        self.service.handle(c.PlaceCutCard(DEALER))
-
-    def open(self) -> str:
-        self.service.handle(c.OpenBetting(DEALER))
-        assert self.service.state.round is not None
-        return self.service.state.round.game_id
-
-    def deal(self, codes: str) -> None:
-        self.clock.advance(20)
-        self.service.handle(c.CloseBetting(DEALER))
-        for code in codes.split():
-            self.service.handle(c.DrawCard("device:shoe", c.CardRead(Card.parse(code), "shoe")))
-        result = self.service.state.last_result
-        assert result is not None
-        self.betting.settle_round(result.game_id, outcome(list(result.player), list(result.banker)))
-
-
 def test_a_round_against_a_player_bank(tmp_path: Path) -> None:
-    table = BankTable(tmp_path / "l.db")
+    table = Table(tmp_path / "l.db", "T9", player_banker=True)
     table.wallets.deposit("bank", "gs1", 400_000)
     table.wallets.deposit("p1", "gs1", 100_000)
     with pytest.raises(WalletError, match="needs a balance of 365400"):
