@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket
 from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require, websocket_principal
+from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.runtime import Studio, TableRuntime
 from studio.errors import BetRejected
 from studio.player_banker import required_bank
@@ -44,18 +45,6 @@ class Repeat(PlayerAction):
     previous_game_id: str = Field(min_length=1, max_length=64)
 
 
-def _studio(request: Request) -> Studio:
-    studio: Studio = request.app.state.studio
-    return studio
-
-
-def _table(request: Request, table_id: str) -> TableRuntime:
-    runtime = _studio(request).tables.get(table_id)
-    if runtime is None:
-        raise HTTPException(404, f"no table {table_id!r}")
-    return runtime
-
-
 def _bets(placed: list[PlacedBet]) -> dict[str, Any]:
     return {"bets": [{"bet_id": b.bet_id, "player_id": b.player_id, "game_id": b.game_id, "bet_type": b.bet_type.value,
                       "stake": b.stake, "status": b.status} for b in placed]}  # fmt: skip
@@ -68,7 +57,7 @@ def _refuse(error: BetRejected | WalletError) -> HTTPException:
 def _own(request: Request, who: Principal, player_id: str) -> None:
     """A game server acts only for its own players."""
     try:
-        owner = _studio(request).wallets.owner(player_id)
+        owner = studio_of(request).wallets.owner(player_id)
     except WalletError:
         return  # a new player: the deposit creates the wallet for this game server
     if owner != who.name:
@@ -79,7 +68,7 @@ def _own(request: Request, who: Principal, player_id: str) -> None:
 def deposit(player_id: str, body: Deposit, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
     _own(request, who, player_id)
     try:
-        balance = _studio(request).wallets.deposit(player_id, who.name, body.amount, body.reference)
+        balance = studio_of(request).wallets.deposit(player_id, who.name, body.amount, body.reference)
     except WalletError as error:
         raise HTTPException(409, str(error)) from None
     return {"player_id": player_id, "balance": balance}
@@ -88,7 +77,7 @@ def deposit(player_id: str, body: Deposit, request: Request, who: Principal = De
 @router.get("/api/wallets/{player_id}")
 def wallet(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
     _own(request, who, player_id)
-    wallets = _studio(request).wallets
+    wallets = studio_of(request).wallets
     try:
         return {"player_id": player_id, "balance": wallets.balance(player_id), "entries": wallets.entries(player_id)}
     except WalletError as error:
@@ -99,7 +88,7 @@ def wallet(player_id: str, request: Request, who: Principal = Depends(game_serve
 def settlements(request: Request, after: int = Query(0, ge=0), limit: int = Query(1000, ge=1, le=1000),
                 who: Principal = Depends(game_server)) -> dict[str, Any]:  # fmt: skip
     """Each of this game server's players' settled bets, in settlement order: page with `after` = the last `id`."""
-    outcomes = _studio(request).wallets.outcomes(who.name, after, limit)
+    outcomes = studio_of(request).wallets.outcomes(who.name, after, limit)
     return {"settlements": outcomes, "next_after": outcomes[-1]["id"] if outcomes else after}
 
 
@@ -136,11 +125,11 @@ async def settlement_stream(websocket: WebSocket) -> None:
 @router.get("/api/players/{player_id}/bets")
 def history(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
     _own(request, who, player_id)
-    return {"player_id": player_id, "bets": _studio(request).wallets.bet_rows(player_id)}
+    return {"player_id": player_id, "bets": studio_of(request).wallets.bet_rows(player_id)}
 
 
 def _for_player(request: Request, table_id: str, who: Principal, player_id: str) -> TableRuntime:
-    runtime = _table(request, table_id)
+    runtime = runtime_of(request, table_id)
     _own(request, who, player_id)
     return runtime
 
@@ -193,11 +182,11 @@ async def repeat_bets(
 def totals(
     table_id: str, request: Request, _: Principal = Depends(require(Role.GAME_SERVER, Role.DEALER, Role.PIT_BOSS))
 ) -> dict[str, Any]:
-    runtime = _table(request, table_id)
+    runtime = runtime_of(request, table_id)
     current = runtime.service.state.round
     if current is None:
         return {"game_id": None, "totals": {}}
-    return {"game_id": current.game_id, "totals": _studio(request).wallets.totals(current.game_id)}
+    return {"game_id": current.game_id, "totals": studio_of(request).wallets.totals(current.game_id)}
 
 
 class TakeBank(PlayerAction):
@@ -205,7 +194,7 @@ class TakeBank(PlayerAction):
 
 
 def _bank_table(request: Request, table_id: str) -> TableRuntime:
-    runtime = _table(request, table_id)
+    runtime = runtime_of(request, table_id)
     if not runtime.config.player_banker:
         raise HTTPException(409, f"table {table_id} is banked by the house; no player can hold the bank")
     return runtime
@@ -215,7 +204,7 @@ def _bank_table(request: Request, table_id: str) -> TableRuntime:
 def banker(table_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
     runtime = _bank_table(request, table_id)
     return {
-        "banker": _studio(request).wallets.banker(table_id),
+        "banker": studio_of(request).wallets.banker(table_id),
         "required_balance": required_bank(runtime.config.limits),
     }
 
@@ -230,7 +219,7 @@ async def take_bank(table_id: str, body: TakeBank, request: Request,
         raise HTTPException(409, "the bank changes hands only between rounds")
     required = required_bank(runtime.config.limits)
     try:
-        _studio(request).wallets.take_bank(table_id, body.player_id, who.name, body.auto_approve, required)
+        studio_of(request).wallets.take_bank(table_id, body.player_id, who.name, body.auto_approve, required)
     except WalletError as error:
         raise HTTPException(409, str(error)) from None
     return {"banker": body.player_id, "auto_approve": body.auto_approve, "required_balance": required}
@@ -244,7 +233,7 @@ async def leave_bank(table_id: str, body: PlayerAction, request: Request,
     if runtime.service.state.phase in (Phase.BETTING_OPEN, Phase.DEALING):
         raise HTTPException(409, "the bank changes hands only between rounds")
     try:
-        _studio(request).wallets.leave_bank(table_id, body.player_id)
+        studio_of(request).wallets.leave_bank(table_id, body.player_id)
     except WalletError as error:
         raise HTTPException(409, str(error)) from None
     return {"status": f"{body.player_id} left the bank"}

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require
+from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.runtime import Studio
 from studio.chat import ChatRejected
 from studio.roles import Role
@@ -28,10 +29,8 @@ class Mute(BaseModel):
 
 
 def _studio(request: Request, table_id: str) -> Studio:
-    studio: Studio = request.app.state.studio
-    if table_id not in studio.tables:
-        raise HTTPException(404, f"no table {table_id!r}")
-    return studio
+    runtime_of(request, table_id)  # 404 for an unknown table
+    return studio_of(request)
 
 
 @router.post("/api/tables/{table_id}/chat", status_code=201)

@@ -6,10 +6,11 @@ import asyncio
 import contextlib
 from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, Query, Request, WebSocket, WebSocketDisconnect
 
 from dealer_ui.auth import require, websocket_principal
 from dealer_ui.hub import Subscription, encode
+from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.runtime import Studio
 from studio.feed import feed_message
 from studio.roles import Role
@@ -46,10 +47,8 @@ def feed_page(
     limit: int = Query(PAGE, ge=1, le=PAGE),
     _: Principal = Depends(require(*FEED_ROLES)),
 ) -> dict[str, Any]:
-    studio: Studio = request.app.state.studio
-    if table not in studio.tables:
-        raise HTTPException(404, f"no table {table!r}")
-    messages, read_up_to = backlog(studio, table, after, limit)
+    runtime_of(request, table)  # 404 for an unknown table
+    messages, read_up_to = backlog(studio_of(request), table, after, limit)
     return {"table": table, "messages": messages, "next_after": read_up_to}
 
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
 from dealer_ui.auth import SESSION_COOKIE, current_principal
+from dealer_ui.routes.lookup import studio_of
 from dealer_ui.runtime import DEMO_ACCOUNTS
 from studio.users import Principal
 
@@ -21,7 +22,7 @@ class Credentials(BaseModel):
 
 @router.post("/login")
 def login(credentials: Credentials, request: Request, response: Response) -> dict[str, Any]:
-    users = request.app.state.studio.users
+    users = studio_of(request).users
     principal = users.authenticate(credentials.name, credentials.password)
     if principal is None:
         raise HTTPException(401, "wrong name or password")
@@ -36,7 +37,7 @@ def logout(request: Request, response: Response) -> dict[str, str]:
     bearer = authorization[7:] if authorization.lower().startswith("bearer ") else None
     token = bearer or request.cookies.get(SESSION_COOKIE)  # the session that asks, as `current_principal` reads it
     if token:
-        request.app.state.studio.users.close_session(token)
+        studio_of(request).users.close_session(token)
     response.delete_cookie(SESSION_COOKIE)
     return {"status": "signed out"}
 
@@ -44,7 +45,7 @@ def logout(request: Request, response: Response) -> dict[str, str]:
 @router.get("/studio")
 def studio_info(request: Request) -> dict[str, Any]:
     """Public: what the sign-in page needs before anyone signs in (the demo accounts only in demo mode)."""
-    studio = request.app.state.studio
+    studio = studio_of(request)
     demo = bool(studio.settings.demo)
     accounts = [{"name": n, "password": p, "role": r.value} for n, r, p in DEMO_ACCOUNTS] if demo else []
     return {"demo": demo, "demo_accounts": accounts, "tables": list(studio.tables)}
@@ -52,4 +53,4 @@ def studio_info(request: Request) -> dict[str, Any]:
 
 @router.get("/me")
 def me(request: Request, principal: Principal = Depends(current_principal)) -> dict[str, Any]:
-    return {"name": principal.name, "role": principal.role.value, "demo": request.app.state.studio.settings.demo}
+    return {"name": principal.name, "role": principal.role.value, "demo": studio_of(request).settings.demo}

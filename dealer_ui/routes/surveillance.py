@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import Response
 
 from dealer_ui.auth import require
+from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.runtime import Studio
 from studio.audit import audit
 from studio.chain import canonical_json
@@ -25,15 +26,9 @@ watcher = require(Role.SURVEILLANCE, Role.PIT_BOSS)
 STATUSES = ("completed", "voided", "in_play", "corrected", "error")
 
 
-def _studio(request: Request) -> Studio:
-    studio: Studio = request.app.state.studio
-    return studio
-
-
-def _index(studio: Studio, table: str) -> RoundIndex:
-    if table not in studio.tables:
-        raise HTTPException(404, f"no table {table!r}")
-    return studio.round_index(table)
+def _index(request: Request, table: str) -> RoundIndex:
+    runtime_of(request, table)  # 404 for an unknown table
+    return studio_of(request).round_index(table)
 
 
 def _time(text: str | None, name: str) -> str | None:
@@ -63,18 +58,18 @@ def search_rounds(
     limit: int = Query(100, ge=1, le=1000),
     _: Principal = Depends(watcher),
 ) -> dict[str, Any]:
-    studio = _studio(request)
+    studio = studio_of(request)
     tables = [table] if table else list(studio.tables)
     found: list[dict[str, Any]] = []
     for name in tables:
-        found += _index(studio, name).search(shoe, dealer, _time(since, "since"), _time(until, "until"), status)
+        found += _index(request, name).search(shoe, dealer, _time(since, "since"), _time(until, "until"), status)
     found.sort(key=lambda summary: summary["opened_at"], reverse=True)
     return {"rounds": [_public(summary) for summary in found[:limit]]}
 
 
 def _locate(studio: Studio, game_id: str) -> tuple[str, dict[str, Any]]:
     for table in studio.tables:
-        summary = _index(studio, table).find(game_id)
+        summary = studio.round_index(table).find(game_id)
         if summary is not None:
             return table, summary
     raise HTTPException(404, f"no round {game_id!r}")
@@ -87,7 +82,7 @@ def _timeline(records: list[Record]) -> list[dict[str, Any]]:
 
 @router.get("/rounds/{game_id}")
 def round_timeline(game_id: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:
-    studio = _studio(request)
+    studio = studio_of(request)
     table, summary = _locate(studio, game_id)
     records = round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id)
     return {"round": _public(summary), "timeline": _timeline(records)}
@@ -95,9 +90,8 @@ def round_timeline(game_id: str, request: Request, _: Principal = Depends(watche
 
 @router.get("/tables/{table}/verify")
 def verify(table: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:
-    studio = _studio(request)
-    if table not in studio.tables:
-        raise HTTPException(404, f"no table {table!r}")
+    runtime_of(request, table)  # 404 for an unknown table
+    studio = studio_of(request)
     verdict = audit(studio.store.read(table))
     return {"table": table, "ok": verdict.ok, "records": verdict.records, "rounds": verdict.rounds,
             "first_bad_seq": verdict.first_bad_seq, "reason": verdict.reason}  # fmt: skip
@@ -105,7 +99,7 @@ def verify(table: str, request: Request, _: Principal = Depends(watcher)) -> dic
 
 @router.get("/tables/{table}/recent")
 def recent(table: str, request: Request, _: Principal = Depends(watcher)) -> dict[str, Any]:
-    return {"rounds": [_public(summary) for summary in _index(_studio(request), table).search()[:10]]}
+    return {"rounds": [_public(summary) for summary in _index(request, table).search()[:10]]}
 
 
 def _export(records: list[Record], name: str, file_format: str) -> Response:
@@ -128,7 +122,7 @@ def _export(records: list[Record], name: str, file_format: str) -> Response:
 def export_round(
     game_id: str, request: Request, format: Literal["json", "csv"] = "json", _: Principal = Depends(watcher)
 ) -> Response:
-    studio = _studio(request)
+    studio = studio_of(request)
     table, summary = _locate(studio, game_id)
     return _export(round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id), game_id, format)
 
@@ -137,9 +131,8 @@ def export_round(
 def export_shoe(
     table: str, shoe: int, request: Request, format: Literal["json", "csv"] = "json", _: Principal = Depends(watcher)
 ) -> Response:
-    studio = _studio(request)
-    if table not in studio.tables:
-        raise HTTPException(404, f"no table {table!r}")
+    runtime_of(request, table)  # 404 for an unknown table
+    studio = studio_of(request)
     records = shoe_records(studio.store.read(table), shoe)
     if not records:
         raise HTTPException(404, f"no shoe {shoe} at table {table}")

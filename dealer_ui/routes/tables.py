@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request, WebSocket, WebSo
 from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require, websocket_principal
+from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.runtime import Studio, TableRuntime
 from dealer_ui.views import console_view
 from studio import commands as c
@@ -22,18 +23,6 @@ router = APIRouter(tags=["tables"])
 STAFF = (Role.DEALER, Role.PIT_BOSS, Role.SURVEILLANCE)
 dealer = require(Role.DEALER, Role.PIT_BOSS)  # a pit boss may stand in for the dealer; never the reverse
 pit_boss = require(Role.PIT_BOSS)
-
-
-def studio_of(request: Request) -> Studio:
-    studio: Studio = request.app.state.studio
-    return studio
-
-
-def runtime_of(request: Request, table_id: str) -> TableRuntime:
-    runtime = studio_of(request).tables.get(table_id)
-    if runtime is None:
-        raise HTTPException(404, f"no table {table_id!r}")
-    return runtime
 
 
 def view(request: Request, runtime: TableRuntime) -> dict[str, Any]:
