@@ -9,8 +9,9 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Field, SQLModel
 
 from studio.chat import ChatFilter, ChatRejected
+from studio.database import WRITE_OPTION, open_engine
 from studio.ports import Clock
-from studio.store_sql import WRITE_OPTION, open_engine
+from studio.schema import migrate
 
 
 class ChatRow(SQLModel, table=True):
@@ -42,7 +43,7 @@ class ChatStore:
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
         self._clock = clock
         self.filter = chat_filter or ChatFilter()
-        SQLModel.metadata.create_all(self._engine, tables=[_C, _M])
+        migrate(self._engine)
 
     def close(self) -> None:
         self._engine.dispose()

@@ -7,10 +7,11 @@ Rules held here:
 - Append only: this module has no update and no delete.
 - An append is one transaction: it checks the stream's last seq against `expected_seq`, seals each record onto the
   hash chain (studio/chain.py) from the last stored hash, inserts, and commits before returning. All or nothing.
-- SQLite: WAL with `synchronous=FULL` on every connection, so a returned append survives a power cut; writers take the
-  write lock at BEGIN (`BEGIN IMMEDIATE`) so that two writers queue (busy timeout) instead of one failing to upgrade a
-  stale read lock; the second then sees the first's records and gets `ConcurrentAppend`. PostgreSQL needs none of
-  that: two writers at the same seq collide on the primary key. Queries are plain portable SQL.
+- SQLite (studio/database.py): WAL with `synchronous=FULL`, so a returned append survives a power cut; writers take the
+  write lock at BEGIN (`BEGIN IMMEDIATE`) so that two writers queue instead of one failing to upgrade a stale read
+  lock; the second then sees the first's records and gets `ConcurrentAppend`. PostgreSQL needs none of that: two
+  writers at the same seq collide on the primary key. Queries are plain portable SQL.
+- The table is made and kept by the schema's migrations (studio/schema.py), like every table of the studio database.
 - Every database failure reaches the caller as a `StoreError` with one line naming the store and the cause.
 """
 
@@ -19,19 +20,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import Engine, Table, Text, create_engine, event, insert, select
-from sqlalchemy.engine import URL, Connection, make_url
+from alembic.util.exc import CommandError
+from sqlalchemy import Table, Text, insert, select
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
 from studio.chain import canonical_json, check_expected_seq, check_stream, format_at, seal
+from studio.database import WRITE_OPTION, open_engine
 from studio.ports import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoreError
-
-BUSY_TIMEOUT_MS = 10_000
-"""How long a SQLite writer waits for another to commit before giving up (they hold the lock for milliseconds)."""
+from studio.schema import migrate
 
 READ_PAGE = 2_000
 """Records fetched per query when reading: bounds memory and never keeps a connection across the caller's loop."""
@@ -57,7 +57,6 @@ class EventRow(SQLModel, table=True):
 _TABLE = cast(Table, EventRow.__table__)  # type: ignore[attr-defined]  # set by sqlmodel's metaclass
 _C = _TABLE.c
 _COLUMNS = (_C.stream, _C.seq, _C.at, _C.actor, _C.kind, _C.data, _C.raw, _C.prev_hash, _C.hash)
-WRITE_OPTION = "studio_write"  # execution option: this connection is about to write (SQLite: BEGIN IMMEDIATE)
 
 
 class SqlEventStore:
@@ -76,8 +75,8 @@ class SqlEventStore:
             raise self._failure(error) from None
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
         try:
-            SQLModel.metadata.create_all(self._engine, tables=[_TABLE])  # only our table, whatever else is declared
-        except (SQLAlchemyError, StoreError) as error:  # unreachable, not a database, corrupt, WAL refused
+            migrate(self._engine)  # the studio database's schema, at its newest revision
+        except (SQLAlchemyError, CommandError, StoreError) as error:  # unreachable, not a database, corrupt, no WAL
             self.close()
             raise self._failure(error) from None
 
@@ -169,39 +168,6 @@ class SqlEventStore:
 
     def _failure(self, error: BaseException | str) -> StoreError:
         return StoreError(f"event store {self._name}: {error if isinstance(error, str) else _one_line(error)}")
-
-
-def open_engine(url: URL) -> Engine:
-    """An engine for `url`; for SQLite: the folder made, WAL, synchronous=FULL, a busy timeout and IMMEDIATE writes."""
-    if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
-    database = url.database or ""
-    if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url)
-    event.listen(engine, "connect", _sqlite_connect)
-    event.listen(engine, "begin", _sqlite_begin)
-    return engine
-
-
-def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
-    # Take BEGIN away from the sqlite3 module (its legacy mode begins lazily, at the first write) so that
-    # _sqlite_begin decides how each transaction starts.
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        mode = cursor.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if str(mode).lower() not in {"wal", "memory"}:  # WAL is impossible on some file systems: say so
-            raise StoreError(f"SQLite refused write-ahead logging (journal_mode is {mode})")
-        cursor.execute("PRAGMA synchronous = FULL")  # fsync the WAL at every commit: a returned append is durable
-    finally:
-        cursor.close()
-
-
-def _sqlite_begin(conn: Connection) -> None:
-    # Writers take the write lock up front so that they queue; readers stay deferred and never block anyone in WAL.
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
 
 
 def _head(conn: Connection, stream: str) -> tuple[int, str]:

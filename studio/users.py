@@ -19,10 +19,11 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, select
 
+from studio.database import open_engine
 from studio.errors import StudioError
 from studio.ports import Clock
 from studio.roles import Role
-from studio.store_sql import open_engine
+from studio.schema import migrate
 
 SESSION_HOURS = 12
 
@@ -82,8 +83,7 @@ class UserStore:
         self._engine = open_engine(make_url(url))
         self._clock = clock
         self._hasher = PasswordHasher()
-        tables = [model.__table__ for model in (UserAccount, UserSession, ApiKey)]  # type: ignore[union-attr]
-        SQLModel.metadata.create_all(self._engine, tables=tables)
+        migrate(self._engine)
 
     def close(self) -> None:
         self._engine.dispose()

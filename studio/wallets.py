@@ -21,11 +21,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, SQLModel
 
+from studio.database import WRITE_OPTION, open_engine
 from studio.errors import BetRejected, StudioError
 from studio.paytable import BetType, Verdict
 from studio.ports import Clock
+from studio.schema import migrate
 from studio.settlement import Bet, Settlement
-from studio.store_sql import WRITE_OPTION, open_engine
 
 
 class WalletError(StudioError):
@@ -123,7 +124,7 @@ class WalletStore:
         self._engine = open_engine(make_url(url))
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})  # BEGIN IMMEDIATE on SQLite
         self._clock = clock
-        SQLModel.metadata.create_all(self._engine, tables=[_W, _L, _B, _S, _SEAT, _OK])
+        migrate(self._engine)
 
     def close(self) -> None:
         self._engine.dispose()

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from studio.errors import StudioError
 from studio_cli import (
     camera_command,
+    db_command,
     log_command,
     odds_command,
     roads_command,
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     run_command.register(commands)
     users_command.register(commands)
+    db_command.register(commands)
     odds_command.register(commands)
     simulate_command.register(commands)
     log_command.register(commands)

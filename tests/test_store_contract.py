@@ -1,7 +1,8 @@
 """The `EventStore` contract (studio/ports.py), one suite run against every implementation (DESIGN.md §4, habit 5).
 
 `backend` opens handles on one store: for memory every handle is the same object, for SQLite each is a new
-`SqlEventStore` on the same real file, as two processes of the studio would be.
+`SqlEventStore` on the same real file, for PostgreSQL on the same database of a real server (tests/services.py), as
+two processes of the studio would be.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import pytest
 from sqlalchemy import text
 
 from studio.chain import InvalidRecord, verify_chain
+from studio.database import BUSY_TIMEOUT_MS
 from studio.ports import GENESIS_HASH, ConcurrentAppend, EventStore, NewRecord, StoreError
 from studio.store_memory import MemoryEventStore
-from studio.store_sql import BUSY_TIMEOUT_MS, SqlEventStore
+from studio.store_sql import SqlEventStore
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 
@@ -55,14 +57,14 @@ def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'data' / 'events.db'}"  # 'data/' does not exist yet: the store makes it
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     if request.param == "memory":
         shared = MemoryEventStore()
         result = Backend("memory", lambda: shared)
     else:
-        url = sqlite_url(tmp_path)
-        result = Backend("sqlite", lambda: SqlEventStore(url))
+        url = sqlite_url(tmp_path) if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+        result = Backend(request.param, lambda: SqlEventStore(url))
     yield result
     for store in result.handles:
         store.close()

@@ -1,6 +1,6 @@
 """Fixtures of the browser tests: the real studio server in a subprocess and Debian's Chromium driven by Playwright.
 
-Chromium is Debian's package at /usr/bin/chromium (scripts/ensure-chromium installs it with apt when missing), launched
+Chromium is Debian's package at /usr/bin/chromium (scripts/ensure-system installs it with apt when missing), launched
 with `executable_path`: `playwright install` would download a browser build, which the build machines cannot do.
 """
 
@@ -85,9 +85,9 @@ def playwright() -> Iterator[Playwright]:
 @pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     if not CHROMIUM.exists():
-        subprocess.run([str(REPO / "scripts" / "ensure-chromium")], check=False)
+        subprocess.run([str(REPO / "scripts" / "ensure-system")], check=False)
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing and scripts/ensure-chromium could not install Debian's chromium")
+        pytest.fail(f"{CHROMIUM} is missing and scripts/ensure-system could not install Debian's chromium")
     expect.set_options(timeout=TIMEOUT_MS)
     launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
     yield launched

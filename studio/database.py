@@ -1,0 +1,56 @@
+"""Opening the studio database: one engine per URL, SQLite made durable and safe for several writers.
+
+- SQLite: the folder is made; WAL with `synchronous=FULL` on every connection, so a committed transaction survives a
+  power cut; writers take the write lock at BEGIN (`BEGIN IMMEDIATE`, asked for with the `WRITE_OPTION` execution
+  option) so that two writers queue (busy timeout) instead of one failing to upgrade a stale read lock.
+- PostgreSQL (`postgresql+psycopg://...`): connections are checked before use (`pool_pre_ping`), so a server that
+  went away and came back costs one failed operation, not a broken pool.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, Connection
+
+from studio.ports import StoreError
+
+BUSY_TIMEOUT_MS = 10_000
+"""How long a SQLite writer waits for another to commit before giving up (they hold the lock for milliseconds)."""
+
+WRITE_OPTION = "studio_write"  # execution option: this connection is about to write (SQLite: BEGIN IMMEDIATE)
+
+
+def open_engine(url: URL) -> Engine:
+    """An engine for `url`; for SQLite: the folder made, WAL, synchronous=FULL, a busy timeout and IMMEDIATE writes."""
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    database = url.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url)
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Take BEGIN away from the sqlite3 module (its legacy mode begins lazily, at the first write) so that
+    # _sqlite_begin decides how each transaction starts.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        mode = cursor.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() not in {"wal", "memory"}:  # WAL is impossible on some file systems: say so
+            raise StoreError(f"SQLite refused write-ahead logging (journal_mode is {mode})")
+        cursor.execute("PRAGMA synchronous = FULL")  # fsync the WAL at every commit: a returned append is durable
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    # Writers take the write lock up front so that they queue; readers stay deferred and never block anyone in WAL.
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
