@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,13 +33,14 @@ START = datetime(2026, 11, 29, 12, tzinfo=UTC)
 
 
 class Table:
-    """A table service (in memory) whose rounds open and close by hand, and a betting service on a SQLite ledger."""
+    """A table service (in memory) whose rounds open and close by hand, and a betting service on a ledger in a SQLite
+    file (`db` a path) or a PostgreSQL database (`db` its URL)."""
 
-    def __init__(self, db: Path, table_id: str = "T1", player_banker: bool = False) -> None:
+    def __init__(self, db: Path | str, table_id: str = "T1", player_banker: bool = False) -> None:
         self.clock = ManualClock(START)
         config = ProcedureConfig(burn_after_shuffle=0)
         self.service = TableService(table_id, MemoryEventStore(), self.clock, config)
-        self.wallets = WalletStore(f"sqlite:///{db}", self.clock)
+        self.wallets = WalletStore(db if isinstance(db, str) else f"sqlite:///{db}", self.clock)
         self.betting = BettingService(table_id, self.wallets, TABLE.limits, TABLE.pay_table, self.clock, player_banker)
         self.service.handle(c.ConfirmShuffle(DEALER))
         self.service.handle(c.PlaceCutCard(DEALER))
@@ -62,9 +64,15 @@ class Table:
         return result.game_id
 
 
-@pytest.fixture
-def table(tmp_path: Path) -> Table:
-    return Table(tmp_path / "ledger.db")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def table(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Table]:
+    """The ledger tests run on both databases the studio supports."""
+    if request.param == "postgresql":
+        table = Table(str(request.getfixturevalue("postgres_url")))
+    else:
+        table = Table(tmp_path / "ledger.db")
+    yield table
+    table.wallets.close()
 
 
 def test_a_banker_win_pays_less_commission_and_the_ledger_adds_up(table: Table) -> None:
