@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from dealer_ui.hub import FeedHub
 from drivers.registry import create_source
 from drivers.simulator.pty_device import PtyDevice
@@ -31,7 +33,7 @@ from studio.clock import SystemClock
 from studio.errors import ConfigError, ProcedureError
 from studio.feed import compact_roads
 from studio.log_views import RoundIndex
-from studio.ports import Clock, Record
+from studio.ports import Clock, Record, StoreError
 from studio.procedure import Phase
 from studio.reconcile import Reconciler
 from studio.roads import compute_roads
@@ -41,13 +43,14 @@ from studio.simulation import seeded_shoe
 from studio.sources import CardSource, SourceHealth
 from studio.store_sql import SqlEventStore
 from studio.supervisor import Supervisor
-from studio.table_service import Logged, TableService
+from studio.table_service import Logged, LogUnavailable, TableService
 from studio.users import UserStore
 from studio.wallets import WalletStore
 
 log = logging.getLogger(__name__)
 
 RECENT_RESULTS = 72  # a bead plate's worth
+LOG_RETRY = 1.0  # seconds between two asks of a log (or ledger) that did not answer
 
 DEMO_ACCOUNTS = [("dealer", Role.DEALER, "dealer"), ("pitboss", Role.PIT_BOSS, "pitboss"),
                  ("surveillance", Role.SURVEILLANCE, "surveillance"), ("admin", Role.ADMIN, "admin")]  # fmt: skip
@@ -72,6 +75,7 @@ class TableRuntime:
     simulator: ShoeSimulator | None = None
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
     last_void: dict[str, Any] | None = None  # the last round voided, with its reason and who voided it
+    settlement_pending: str | None = None  # why a logged result or void could not be settled yet (database down)
     version: int = 0
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -105,6 +109,8 @@ class Studio:
         self.round_indexes: dict[str, RoundIndex] = {}  # surveillance search, built lazily from the log
         self.settled = asyncio.Condition()  # game servers' outcome streams wait on this
         self._tasks: list[asyncio.Task[None]] = []
+        self._log_watch: asyncio.Task[None] | None = None
+        self.observers: list[Callable[[str, list[Logged]], None]] = []  # told what each command logged: metrics, logs
         self._rng = random.Random(settings.simulator_seed)
         configs = [load_table_config(path) for path in settings.table_files] or [load_table_config()]
         for config in configs:
@@ -153,11 +159,13 @@ class Studio:
             runtime.betting.settle_unsettled(self.store.read(runtime.table_id))
             if runtime.simulator is not None:
                 runtime.simulator.start()
-            self._tasks.append(asyncio.create_task(runtime.supervisor.run()))
+            self._tasks.append(asyncio.create_task(runtime.supervisor.run(), name=f"supervisor:{runtime.table_id}"))
             if runtime.simulator is not None and self.settings.auto_deal_seconds:
                 self._tasks.append(asyncio.create_task(self._auto_deal(runtime, self.settings.auto_deal_seconds)))
 
     async def stop(self) -> None:
+        if self._log_watch is not None:
+            self._tasks.append(self._log_watch)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -174,12 +182,19 @@ class Studio:
     # Commands.
 
     def handle(self, table_id: str, command: c.Command) -> list[Logged]:
-        """Apply a command to a table (raising `ProcedureError` if the procedure refuses it) and wake its consoles."""
+        """Apply a command to a table (raising `ProcedureError` if the procedure refuses it, `LogUnavailable` if the
+        log cannot be written) and wake its consoles."""
         runtime = self.tables[table_id]
-        logged = runtime.service.handle(command)
-        settled = [runtime.betting.settle_record(entry.record) for entry in logged]  # a result or void settles, once
+        try:
+            logged = runtime.service.handle(command)
+        except LogUnavailable:
+            self._log_trouble(runtime)
+            raise
+        settled = self._settle(runtime, logged)
         for entry in logged:
             runtime.follow(entry.record)
+        for observe in self.observers:
+            observe(table_id, logged)
         if any(settled):
             asyncio.get_running_loop().create_task(self._notify_settled())
         if runtime.simulator is not None:
@@ -187,6 +202,44 @@ class Studio:
         runtime.version += 1
         asyncio.get_running_loop().create_task(self._notify(runtime))
         return logged
+
+    def _settle(self, runtime: TableRuntime, logged: list[Logged]) -> list[bool]:
+        """Settle the rounds a result or void closes, once; if the ledger cannot be written, the round waits in the
+        log and is settled when the database answers again (settlement is exactly once whenever it happens)."""
+        try:
+            return [runtime.betting.settle_record(entry.record) for entry in logged]
+        except (StoreError, SQLAlchemyError) as error:
+            runtime.settlement_pending = str(error).splitlines()[0]
+            log.error("table %s: settlement waits for the database: %s", runtime.table_id, runtime.settlement_pending)
+            self._log_trouble(runtime)
+            return []
+
+    def _log_trouble(self, runtime: TableRuntime) -> None:
+        """The log or the ledger did not answer: consoles show it, and the watch retries until they do."""
+        runtime.version += 1
+        asyncio.get_running_loop().create_task(self._notify(runtime))
+        if self._log_watch is None or self._log_watch.done():
+            self._log_watch = asyncio.get_running_loop().create_task(self._watch_log())
+
+    async def _watch_log(self) -> None:
+        """Every `LOG_RETRY` seconds, ask each troubled table's log (and ledger) again, until all answer."""
+        troubled = [t for t in self.tables.values() if t.service.log_unavailable or t.settlement_pending]
+        while troubled:
+            await asyncio.sleep(LOG_RETRY)
+            for runtime in troubled:
+                if not runtime.service.check_log():
+                    continue
+                if runtime.settlement_pending:
+                    try:
+                        runtime.betting.settle_unsettled(self.store.read(runtime.table_id))
+                        runtime.settlement_pending = None
+                        asyncio.get_running_loop().create_task(self._notify_settled())
+                    except (StoreError, SQLAlchemyError):
+                        continue
+                log.info("table %s: the log answers again", runtime.table_id)
+                runtime.version += 1
+                await self._notify(runtime)
+            troubled = [t for t in self.tables.values() if t.service.log_unavailable or t.settlement_pending]
 
     def round_index(self, table_id: str) -> RoundIndex:
         """The table's round index, brought up to date with what the log gained since the last look."""
@@ -249,5 +302,5 @@ class Studio:
                 and state.round is not None
                 and self.clock.now() >= state.round.closes_at
             ):
-                with contextlib.suppress(ProcedureError):  # the dealer closed it meanwhile
+                with contextlib.suppress(ProcedureError, StoreError):  # closed meanwhile, or the log is down: later
                     self.handle(runtime.table_id, c.CloseBetting("dealer:auto"))

@@ -5,9 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from dealer_ui.runtime import Studio, TableRuntime
-from studio.console import betting_light, next_action
+from studio.console import NextAction, betting_light, next_action
 from studio.events import RoundCompleted
+from studio.ports import StoreError
 from studio.procedure import TableState
 from studio.rules import hand_total
 
@@ -41,6 +44,12 @@ def _round(state: TableState) -> dict[str, Any] | None:
     }  # fmt: skip
 
 
+LOG_DOWN_DETAIL = (
+    "The studio database does not answer, so nothing can be recorded. Leave the next card in the shoe; the table "
+    "resumes by itself when the database answers. Call the pit boss."
+)
+
+
 def table_view(
     runtime: TableRuntime,
     now: datetime,
@@ -52,6 +61,10 @@ def table_view(
     state = runtime.service.state
     action = next_action(state, now)
     light, left = betting_light(state, now)
+    log_down = runtime.service.log_unavailable
+    if log_down is not None:  # nothing can be logged: the procedure's next step waits for the database
+        action = NextAction("wait", "Stop dealing: the log is unavailable", LOG_DOWN_DETAIL)
+        light = "red"
     suspension = None
     if state.suspension is not None:
         read = state.suspension.read
@@ -84,6 +97,8 @@ def table_view(
         "recent_results": recent,
         "roads": roads,
         "suspension": suspension,
+        "log_unavailable": log_down,  # why the log cannot be written, while it cannot
+        "settlement_pending": runtime.settlement_pending,  # a logged result the ledger has not settled yet
         "sources": {name: {"state": h.state.value, "detail": h.detail} for name, h in runtime.source_states.items()},
         "simulated_shoe": runtime.simulator is not None,
         "chat": chat or [],
@@ -92,8 +107,16 @@ def table_view(
 
 
 def console_view(studio: Studio, runtime: TableRuntime) -> dict[str, Any]:
-    """The table view with what the console shows beside it: the chat and the stakes of the round under way."""
+    """The table view with what the console shows beside it: the chat and the stakes of the round under way (left
+    out, with the roads, while the database does not answer: the console still shows the table and why it waits)."""
     current = runtime.service.state.round
-    totals = studio.wallets.totals(current.game_id) if current is not None else {}
-    chat = studio.chat.messages(runtime.table_id, limit=20)
-    return table_view(runtime, studio.clock.now(), list(runtime.recent), chat, totals, studio.roads(runtime.table_id))
+    now = studio.clock.now()
+    if runtime.service.log_unavailable is not None:
+        return table_view(runtime, now, list(runtime.recent))
+    try:
+        totals = studio.wallets.totals(current.game_id) if current is not None else {}
+        chat = studio.chat.messages(runtime.table_id, limit=20)
+        roads = studio.roads(runtime.table_id)
+    except (StoreError, SQLAlchemyError):
+        return table_view(runtime, now, list(runtime.recent))
+    return table_view(runtime, now, list(runtime.recent), chat, totals, roads)

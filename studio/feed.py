@@ -57,3 +57,28 @@ def compact_roads(roads: dict[str, Any]) -> dict[str, Any]:
         "ask": {side: "".join(letter[roads["ask"][side][name]] for name in derived) for side in ("banker", "player")},
         "counts": roads["counts"],
     }
+
+
+SUSPENDS = "TableSuspended"
+RESOLVES = frozenset({"PlayContinued", "RoundVoided"})  # the pit boss's decisions that end a suspension
+
+
+class PublicationFrontier:
+    """How far a table's log may be published: up to its last record, except while the table is suspended, when
+    what was logged from the suspension on is held back until the pit boss resolves it (then all of it is released,
+    in order). Fed the log's records in order, by anyone reading it: the table itself, or a feed server."""
+
+    __slots__ = ("held_from", "published")
+
+    def __init__(self) -> None:
+        self.published = 0  # the seq up to which records may be published
+        self.held_from = 0  # the seq of the suspension that holds the rest back; 0 when nothing is held
+
+    def advance(self, seq: int, kind: str) -> None:
+        if self.held_from:
+            if kind in RESOLVES:
+                self.held_from, self.published = 0, seq
+        elif kind == SUSPENDS:
+            self.held_from = seq
+        else:
+            self.published = seq

@@ -9,6 +9,9 @@ Rules held here:
 - Every card a device reports enters the table as a command, whatever the phase: the procedure decides what it means
   (a card while betting is open suspends the table; a card while suspended is kept for the pit boss). Nothing a
   device reports is dropped silently: what the table refuses is logged here.
+- A command the table could not log (the database is unreachable: `StoreError`) is offered again, every
+  `log_retry` seconds, until it is logged; meanwhile this source's next reports wait (the smart shoe, not
+  acknowledged, keeps its card), so cards enter the log once and in the order they were read.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from studio import commands as c
 from studio.backoff import Backoff
 from studio.errors import ProcedureError
+from studio.ports import StoreError
 from studio.reconcile import Reconciler
 from studio.sources import (
     CardSource,
@@ -72,6 +76,7 @@ class Supervisor:
     reconciler: Reconciler | None = None  # two sources, one truth: cards pass only when both agree
     monotonic: Callable[[], float] = time.monotonic
     refused: list[tuple[DeviceReport, str]] = field(default_factory=list)  # what the table would not take, and why
+    log_retry: float = 1.0  # seconds between offers of a command the table could not log
 
     async def run(self) -> None:
         """Supervise every source until cancelled; then close them all."""
@@ -95,13 +100,20 @@ class Supervisor:
         if self.on_state is not None:
             self.on_state(source.source_id, health)
 
-    def _tell_table(self, command: c.Command, report: DeviceReport | None = None) -> None:
-        try:
-            self.handle(command)
-        except ProcedureError as error:
-            log.warning("table refused %s: %s", type(command).__name__, error)
-            if report is not None:
-                self.refused.append((report, str(error)))
+    async def _tell_table(self, command: c.Command, report: DeviceReport | None = None) -> None:
+        while True:
+            try:
+                self.handle(command)
+                return
+            except ProcedureError as error:
+                log.warning("table refused %s: %s", type(command).__name__, error)
+                if report is not None:
+                    self.refused.append((report, str(error)))
+                return
+            except StoreError as error:
+                log.error("could not log %s, offering it again in %s s: %s", type(command).__name__, self.log_retry,
+                          error)  # fmt: skip
+                await self.sleep(self.log_retry)
 
     async def _supervise(self, source: CardSource) -> None:
         backoff = Backoff(self.backoff_initial, 2.0, self.backoff_cap)
@@ -111,28 +123,30 @@ class Supervisor:
                 self._set_state(source, source.health())
                 backoff.reset()
                 async for report in source.reports():
-                    self._take(report)
+                    await self._take(report)
                 raise SourceError("the device closed the connection")
             except SourceError as error:
                 await source.close()
                 self._set_state(source, SourceHealth(SourceState.DISCONNECTED, str(error)))
-                self._tell_table(c.ReportSourceFailure(f"device:{source.source_id}", source.source_id, str(error)))
+                await self._tell_table(
+                    c.ReportSourceFailure(f"device:{source.source_id}", source.source_id, str(error))
+                )
                 await self.sleep(backoff.next_delay())
 
-    def _take(self, report: DeviceReport) -> None:
+    async def _take(self, report: DeviceReport) -> None:
         if self.reconciler is not None and report.kind in (ReportKind.CARD, ReportKind.MISREAD):
             for command in self.reconciler.offer(report, self.monotonic()):
-                self._tell_table(command, report)
+                await self._tell_table(command, report)
             return
         single = command_for(report)
         if single is not None:
-            self._tell_table(single, report)
+            await self._tell_table(single, report)
 
     async def _expire_unmatched(self, reconciler: Reconciler) -> None:
         while True:
             await self.sleep(reconciler.window / 4)
             for command in reconciler.expire(self.monotonic()):
-                self._tell_table(command)
+                await self._tell_table(command)
 
     async def _watch_health(self, source: CardSource) -> None:
         while True:

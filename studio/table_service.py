@@ -6,6 +6,11 @@ the state is rebuilt by replaying the log, so a table interrupted by a crash res
 
 While the table is suspended nothing is published: records logged meanwhile are published, in order, once the pit
 boss has resolved the error.
+
+When the log cannot be written (the database is unreachable), nothing happens at the table: the command is refused
+with `LogUnavailable`, the state stays where it was, and `log_unavailable` says why, for consoles and health checks,
+until a write or `check_log` succeeds again. A card that could not be logged is not lost: its source offers it again
+(the smart shoe is acknowledged only once its card is logged).
 """
 
 from __future__ import annotations
@@ -16,9 +21,14 @@ from dataclasses import dataclass
 
 from studio import commands as c
 from studio.events import Event, decode, encode
-from studio.ports import Clock, EventStore, NewRecord, Publisher, Record
+from studio.feed import PublicationFrontier
+from studio.ports import Clock, ConcurrentAppend, EventStore, NewRecord, Publisher, Record, StoreError
 from studio.procedure import TableState, decide, evolve
 from studio.procedure_config import ProcedureConfig
+
+
+class LogUnavailable(StoreError):
+    """The table's log cannot be written now: the command changed nothing; the table waits for the database."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,21 +53,23 @@ class TableService:
         self._clock = clock
         self._publisher = publisher
         self._lock = threading.Lock()
-        state = TableState(table_id, config or ProcedureConfig())
-        seq = 0
-        suspended_since = 0
-        for record in store.read(table_id):
-            state = evolve(state, decode(record.kind, record.data, record.raw))
-            seq = record.seq
-            if state.suspended and not suspended_since:
-                suspended_since = seq
-            elif not state.suspended:
-                suspended_since = 0
-        self._state = state
-        self._seq = seq
+        self.log_unavailable: str | None = None  # why the log cannot be written, while it cannot
+        self._state = TableState(table_id, config or ProcedureConfig())
+        self._seq = 0
+        self._frontier = PublicationFrontier()  # what the log held at start may be published: follows it until then
+        self._catch_up()
         # What was logged before this start counts as published (subscribers resume from the log itself), except
         # what was logged while the table is still suspended: that waits for the pit boss, as it would have.
-        self._published = suspended_since - 1 if suspended_since else seq
+        self._published = self._frontier.published
+
+    def _catch_up(self) -> list[Record]:
+        """Apply what the log holds beyond our seq (at start: everything); return those records."""
+        caught_up = list(self._store.read(self.table_id, after=self._seq))
+        for record in caught_up:
+            self._state = evolve(self._state, decode(record.kind, record.data, record.raw))
+            self._seq = record.seq
+            self._frontier.advance(record.seq, record.kind)
+        return caught_up
 
     @property
     def state(self) -> TableState:
@@ -81,13 +93,40 @@ class TableService:
             if not events:
                 return []
             new = [NewRecord(now, command.actor, *encode(event)) for event in events]
-            records = self._store.append(self.table_id, new, self._seq)
+            try:
+                records = self._store.append(self.table_id, new, self._seq)
+            except ConcurrentAppend:
+                # Our last write was committed although its answer was lost (the connection dropped at the commit):
+                # take the log as it is, and let the caller offer the command again against that state.
+                self._recover()
+                raise LogUnavailable("the log held a write this table had not seen; it has caught up: retry") from None
+            except StoreError as error:
+                self.log_unavailable = str(error)
+                raise LogUnavailable(f"the log of table {self.table_id} cannot be written: {error}") from None
+            self.log_unavailable = None
             state = self._state
             for event in events:
                 state = evolve(state, event)
             self._state, self._seq = state, records[-1].seq
             self._publish_if_open(records)
             return [Logged(event, record) for event, record in zip(events, records, strict=True)]
+
+    def check_log(self) -> bool:
+        """Whether the log answers again (then `log_unavailable` is cleared and anything logged that this table had
+        not seen is applied and published); False if it still does not."""
+        with self._lock:
+            try:
+                self._recover()
+            except StoreError as error:
+                self.log_unavailable = str(error)
+                return False
+            self.log_unavailable = None
+            return True
+
+    def _recover(self) -> None:
+        caught_up = self._catch_up()
+        if caught_up:
+            self._publish_if_open(caught_up)
 
     def _publish_if_open(self, just_logged: Sequence[Record]) -> None:
         if self._state.suspended or self._published == self._seq:

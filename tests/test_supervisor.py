@@ -12,6 +12,7 @@ from studio import commands as c
 from studio.backoff import Backoff
 from studio.cards import Card
 from studio.errors import ProcedureError
+from studio.ports import StoreError
 from studio.reconcile import Reconciler
 from studio.sources import DeviceReport, ReportKind, SourceHealth, SourceState
 from studio.supervisor import Supervisor, command_for
@@ -57,6 +58,7 @@ class Harness:
         self.sleeps: list[float] = []
         self.states: list[tuple[str, SourceState]] = []
         self.refuse: type[c.Command] | None = None
+        self.log_down_for = 0  # how many of the next commands find the log unavailable
         self.clock = 0.0
 
         async def sleep(seconds: float) -> None:
@@ -67,6 +69,9 @@ class Harness:
         def handle(command: c.Command) -> None:
             if self.refuse is not None and isinstance(command, self.refuse):
                 raise ProcedureError("suspended", type(command).__name__, "not allowed now")
+            if self.log_down_for:
+                self.log_down_for -= 1
+                raise StoreError("event store postgresql: connection refused")
             self.commands.append(command)
 
         self.supervisor = Supervisor(
@@ -120,6 +125,27 @@ def test_a_report_the_table_refuses_is_kept_not_lost() -> None:
         await harness.settle()
         assert len(harness.supervisor.refused) == 1
         assert harness.supervisor.refused[0][0].kind is ReportKind.CUT_CARD
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+
+
+def test_a_card_the_log_could_not_take_is_offered_again_until_it_is_logged_and_the_next_waits_behind_it() -> None:
+    async def scenario() -> None:
+        shoe = MemorySource("shoe")
+        harness = Harness(shoe)
+        harness.supervisor.log_retry = 0.25
+        task = asyncio.create_task(harness.supervisor.run())
+        await harness.settle()
+        harness.log_down_for = 3
+        shoe.push(card("shoe", QH, 1))
+        shoe.push(card("shoe", KS, 2))
+        await harness.settle(60)
+        assert [cmd.read.card for cmd in harness.commands if isinstance(cmd, c.DrawCard)] == [QH, KS]  # once each
+        assert harness.sleeps.count(0.25) == 3  # three offers refused by the log, then the fourth taken
+        assert harness.supervisor.refused == []  # a log that did not answer is not a refusal: nothing is set aside
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -243,7 +243,7 @@ function renderButtons(view) {
 
 function render(view) {
   if (latest && view.seq < latest.seq) return; // an older view than the one shown
-  document.body.classList.toggle("suspended", view.phase === "suspended");
+  document.body.classList.toggle("suspended", view.phase === "suspended" || Boolean(view.log_unavailable));
   const action = byTestId("next-action");
   action.dataset.action = view.next_action.action;
   action.dataset.phase = view.phase;
@@ -255,7 +255,7 @@ function render(view) {
   seconds.dataset.seconds = view.seconds_left;
   setText(seconds, view.phase === "betting_open" ? `${Math.ceil(view.seconds_left)} s` : "");
   const suspension = view.suspension;
-  setText(byTestId("suspension-detail"), suspension
+  setText(byTestId("suspension-detail"), view.log_unavailable ? `log unavailable: ${view.log_unavailable}` : suspension
     ? `${suspension.detail || suspension.reason} (interrupted: ${phaseName(suspension.interrupted)})` : "");
   const facts = [`phase: ${phaseName(view.phase)}`, `dealer: ${view.dealer || "—"}`, `shoe ${view.shoe}`,
     `cards out ${view.cards_drawn}${view.cut_position !== null ? ` / cut at ${view.cut_position}` : ""}`];
