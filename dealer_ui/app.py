@@ -7,13 +7,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
-from fastapi.responses import RedirectResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import SQLAlchemyError
 
-from dealer_ui.routes import bets, chat, feed, session, surveillance, tables
+from dealer_ui import table_log
+from dealer_ui.metrics import StudioMetrics
+from dealer_ui.routes import bets, chat, feed, health, session, surveillance, tables
 from dealer_ui.runtime import Studio, StudioSettings
-from studio.ports import Clock
+from studio.ports import Clock, StoreError
 
 STATIC = Path(__file__).parent / "static"
 FULL_COLLECTION_EVERY = 100  # middle-generation collections between full ones (Python's default: 10)
@@ -21,6 +24,8 @@ FULL_COLLECTION_EVERY = 100  # middle-generation collections between full ones (
 
 def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
     studio = Studio(settings, clock)
+    metrics = StudioMetrics(studio)  # a registry per app: several apps in one process never share a counter
+    studio.observers += [metrics.observe, table_log.observe]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -44,9 +49,19 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.studio = studio
-    for module in (session, tables, bets, chat, feed, surveillance):
+    app.state.feed = studio  # the results feed of this process's own tables
+    app.state.users = studio.users
+    app.state.metrics = metrics
+    for module in (session, tables, bets, chat, feed, surveillance, health):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(StoreError)
+    @app.exception_handler(SQLAlchemyError)
+    async def database_unavailable(request: Request, error: Exception) -> JSONResponse:
+        """The database did not answer: nothing was changed; the client may try again (the table resumes by itself)."""
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return JSONResponse({"detail": f"the studio database is unavailable, nothing was changed: {reason}"}, 503)
 
     @app.get("/", include_in_schema=False)
     def home() -> RedirectResponse:

@@ -16,7 +16,7 @@ SESSION_COOKIE = "studio_session"
 
 
 def _users(request: Request) -> UserStore:
-    users: UserStore = request.app.state.studio.users
+    users: UserStore = request.app.state.users
     return users
 
 
@@ -51,7 +51,7 @@ def require(*roles: Role) -> Callable[..., Principal]:
 
 
 def websocket_principal(websocket: WebSocket) -> Principal | None:
-    users: UserStore = websocket.app.state.studio.users
+    users: UserStore = websocket.app.state.users
     principal = principal_from(users, websocket.headers, websocket.cookies)
     if principal is None and websocket.query_params.get("token"):
         principal = users.principal_for_session(websocket.query_params["token"]) or users.principal_for_api_key(

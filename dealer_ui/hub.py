@@ -47,6 +47,8 @@ class Subscription:
 class FeedHub:
     def __init__(self, enrich: Callable[[Record, dict[str, Any]], None] | None = None) -> None:
         self.enrich = enrich  # adds what a feed message needs beyond its record (the roads of a result)
+        self.forward: Callable[[str, int, str], None] | None = None  # also hands each message on (to Redis)
+        self.delivered: dict[str, int] = {}  # per table, the seq of the last message handed to subscribers
         self._subscriptions: dict[str, set[Subscription]] = {}
         self.changed: dict[str, asyncio.Event] = {}  # consoles wait on this to refresh the table's state
 
@@ -68,10 +70,18 @@ class FeedHub:
                 continue
             if self.enrich is not None:
                 self.enrich(record, message)
-            item = (record.seq, encode(message))  # encoded once, whatever the number of subscribers
-            for subscription in list(self._subscriptions.get(record.stream, ())):
-                try:
-                    subscription.queue.put_nowait(item)
-                except asyncio.QueueFull:
-                    self.unsubscribe(subscription)
-                    subscription.end(SLOW, f"too slow: {QUEUE_LIMIT} messages behind; reconnect from your last seq")
+            text = encode(message)  # encoded once, whatever the number of subscribers
+            self.deliver(record.stream, record.seq, text)
+            if self.forward is not None:
+                self.forward(record.stream, record.seq, text)
+
+    def deliver(self, table: str, seq: int, text: str) -> None:
+        """Hand one encoded message to every subscriber of its table."""
+        self.delivered[table] = seq
+        item = (seq, text)
+        for subscription in list(self._subscriptions.get(table, ())):
+            try:
+                subscription.queue.put_nowait(item)
+            except asyncio.QueueFull:
+                self.unsubscribe(subscription)
+                subscription.end(SLOW, f"too slow: {QUEUE_LIMIT} messages behind; reconnect from your last seq")

@@ -21,7 +21,9 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from dealer_ui.feed_log import LogFeed
 from dealer_ui.hub import FeedHub
+from dealer_ui.redis_feed import RedisForwarder
 from drivers.registry import create_source
 from drivers.simulator.pty_device import PtyDevice
 from drivers.simulator.shoe_sim import ShoeSimulator
@@ -31,7 +33,6 @@ from studio.betting import BettingService
 from studio.chat_store import ChatStore
 from studio.clock import SystemClock
 from studio.errors import ConfigError, ProcedureError
-from studio.feed import compact_roads
 from studio.log_views import RoundIndex
 from studio.ports import Clock, Record, StoreError
 from studio.procedure import Phase
@@ -63,6 +64,7 @@ class StudioSettings:
     demo: bool = False  # demo accounts (shown on screen)
     auto_deal_seconds: float | None = None  # the simulated shoe draws by itself when a card is due
     simulator_seed: int | None = None
+    redis_url: str | None = None  # also publish the results feed to Redis Streams, for feed servers (`studio feed`)
 
 
 @dataclass(eq=False)
@@ -104,12 +106,13 @@ class Studio:
         self.users = UserStore(url, self.clock)
         self.wallets = WalletStore(url, self.clock)
         self.chat = ChatStore(url, self.clock)
-        self.hub = FeedHub(self.with_roads)
+        self.log_feed = LogFeed(self.store)
+        self.hub = FeedHub(self.log_feed.with_roads)
         self.tables: dict[str, TableRuntime] = {}
-        self.round_indexes: dict[str, RoundIndex] = {}  # surveillance search, built lazily from the log
         self.settled = asyncio.Condition()  # game servers' outcome streams wait on this
         self._tasks: list[asyncio.Task[None]] = []
         self._log_watch: asyncio.Task[None] | None = None
+        self.forwarder: RedisForwarder | None = None
         self.observers: list[Callable[[str, list[Logged]], None]] = []  # told what each command logged: metrics, logs
         self._rng = random.Random(settings.simulator_seed)
         configs = [load_table_config(path) for path in settings.table_files] or [load_table_config()]
@@ -155,6 +158,10 @@ class Studio:
     # Lifecycle.
 
     async def start(self) -> None:
+        if self.settings.redis_url:
+            self.forwarder = RedisForwarder(self.settings.redis_url, self.log_feed, self.published_seq, self.tables)
+            self.hub.forward = self.forwarder.forward
+            self._tasks.append(asyncio.create_task(self.forwarder.run(), name="redis-forwarder"))
         for runtime in self.tables.values():
             runtime.betting.settle_unsettled(self.store.read(runtime.table_id))
             if runtime.simulator is not None:
@@ -174,6 +181,8 @@ class Studio:
         for runtime in self.tables.values():
             if runtime.simulator is not None:
                 runtime.simulator.stop()
+        if self.forwarder is not None:
+            await self.forwarder.close()
         self.store.close()
         self.users.close()
         self.wallets.close()
@@ -243,19 +252,21 @@ class Studio:
 
     def round_index(self, table_id: str) -> RoundIndex:
         """The table's round index, brought up to date with what the log gained since the last look."""
-        index = self.round_indexes.setdefault(table_id, RoundIndex(table_id))
-        index.update(self.store.read(table_id, after=index.seq))
-        return index
+        return self.log_feed.round_index(table_id)
 
-    def with_roads(self, record: Record, message: dict[str, Any]) -> None:
-        """A result on the feed carries the roads of its shoe as they stand after it (from the log: the same live and
-        when a client resumes)."""
-        if message.get("type") == "result":
-            index = self.round_index(record.stream)
-            summary = index.find(str(message["game_id"]))
-            if summary is not None:
-                roads = compute_roads(index.shoe_results(summary["shoe"], summary["game_id"])).to_json()
-                message["roads"] = compact_roads(roads)  # a feed message goes to every subscriber: keep it small
+    # The results feed (dealer_ui/routes/feed.py serves it from any `FeedBackend`; this process's own tables here).
+
+    def has_table(self, table_id: str) -> bool:
+        return table_id in self.tables
+
+    async def follow(self, table_id: str) -> None:
+        """Nothing to do: this process publishes its tables itself."""
+
+    def published_seq(self, table_id: str) -> int:
+        return self.tables[table_id].service.published_seq
+
+    def backlog(self, table_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        return self.log_feed.backlog(table_id, after, self.published_seq(table_id), limit)
 
     def roads(self, table_id: str) -> dict[str, Any]:
         """The roads of the table's current shoe."""

@@ -9,8 +9,10 @@ from collections.abc import Sequence
 
 from studio.errors import StudioError
 from studio_cli import (
+    bench_command,
     camera_command,
     db_command,
+    feed_command,
     log_command,
     odds_command,
     roads_command,
@@ -36,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     run_command.register(commands)
+    feed_command.register(commands)
     users_command.register(commands)
     db_command.register(commands)
     odds_command.register(commands)
@@ -44,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     roads_command.register(commands)
     shoe_sim_command.register(commands)
     camera_command.register(commands)
+    bench_command.register(commands)
     return parser
 
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import logging.config
 from pathlib import Path
 from typing import Any
+
+from studio_cli.logs import FORMATS, logging_config
 
 HELP = "start the studio server (dealer console, pit boss, surveillance, results feed)"
 EPILOG = """\
@@ -14,7 +18,11 @@ pseudo-terminal), demo accounts, http://127.0.0.1:8000.
 examples:
   studio run
   studio run --table config/tables/t7.toml --database postgresql+psycopg://studio@db/studio --no-demo
-  studio run --auto-deal 1.5        the simulated shoe deals by itself whenever a card is due"""
+  studio run --auto-deal 1.5        the simulated shoe deals by itself whenever a card is due
+  studio run --log-format json      one JSON object per log line on stderr, for a log collector
+  studio run --redis redis://127.0.0.1:6379/0   also publish the feed to Redis for `studio feed` servers
+
+Operations: GET /healthz (liveness), GET /readyz (readiness), GET /metrics (Prometheus); see the README."""
 
 
 def register(commands: Any) -> None:
@@ -28,6 +36,9 @@ def register(commands: Any) -> None:
                         help="a table's TOML file (repeat for several tables; default: one table T1)")  # fmt: skip
     parser.add_argument("--no-demo", dest="demo", action="store_false", help="no demo accounts")
     parser.add_argument("--auto-deal", type=float, metavar="SECONDS", help="the simulated shoe deals by itself")
+    parser.add_argument("--redis", metavar="URL", help="also publish the results feed to Redis for feed servers")
+    parser.add_argument("--log-format", choices=FORMATS, default="text",
+                        help="log lines as text (for a terminal, the default) or JSON objects, one a line")  # fmt: skip
     parser.set_defaults(run=run)
 
 
@@ -38,15 +49,20 @@ def run(args: argparse.Namespace) -> int:
     from dealer_ui.app import create_app  # noqa: PLC0415
     from dealer_ui.runtime import DEMO_ACCOUNTS, StudioSettings  # noqa: PLC0415
 
-    settings = StudioSettings(args.database, tuple(args.table), args.demo, args.auto_deal)
+    log_config = logging_config(args.log_format)
+    logging.config.dictConfig(log_config)  # the studio's own lines, from here on; uvicorn applies it again
+    # On a terminal these go to stdout as they are; in JSON every line of the output is an object.
+    say = print if args.log_format == "text" else logging.getLogger("studio_cli.run").info
+    settings = StudioSettings(args.database, tuple(args.table), args.demo, args.auto_deal, redis_url=args.redis)
     app = create_app(settings)  # configuration errors surface here, before the server starts
     url = f"http://{args.host}:{args.port}"
-    print(f"Studio on {url} — dealer console {url}/static/console.html, API docs {url}/docs")
+    say(f"Studio on {url} — dealer console {url}/static/console.html, API docs {url}/docs")
     if settings.demo:
         accounts = ", ".join(f"{name}/{password} ({role.value})" for name, role, password in DEMO_ACCOUNTS)
-        print(f"DEMO MODE — sign in with: {accounts}")
+        say(f"DEMO MODE — sign in with: {accounts}")
     else:
-        print("Create accounts with: studio users add NAME --role dealer|pit_boss|surveillance|admin")
+        say("Create accounts with: studio users add NAME --role dealer|pit_boss|surveillance|admin")
     # Feed messages are small (~250 bytes): compressing each one for every subscriber costs more than it saves.
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", ws_per_message_deflate=False)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", log_config=log_config,
+                ws_per_message_deflate=False)  # fmt: skip
     return 0

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from typing import Any, Protocol
 
-from fastapi import APIRouter, Depends, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 
 from dealer_ui.auth import require, websocket_principal
-from dealer_ui.hub import Subscription, encode
-from dealer_ui.routes.lookup import runtime_of, studio_of
-from dealer_ui.runtime import Studio
-from studio.feed import feed_message
+from dealer_ui.hub import FeedHub, Subscription, encode
 from studio.roles import Role
 from studio.users import Principal
 
@@ -22,21 +19,28 @@ PAGE = 1000
 MAX_CLIENT_MESSAGE = 1024  # the feed expects nothing from clients but pings
 
 
-def backlog(studio: Studio, table: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int]:
-    """Feed messages after `after`, from the log, up to what the table has published (nothing held for the pit
-    boss); and the seq read up to, to continue from."""
-    published = studio.tables[table].service.published_seq
-    messages: list[dict[str, Any]] = []
-    read_up_to = after
-    for record in studio.store.read(table, after=after):
-        if record.seq > published or len(messages) >= limit:
-            break
-        read_up_to = record.seq
-        message = feed_message(record)
-        if message is not None:
-            studio.with_roads(record, message)
-            messages.append(message)
-    return messages, read_up_to
+class FeedBackend(Protocol):
+    """Where the feed comes from: the studio's own tables (`Studio`), or Redis and the log (`RedisFeedServer`)."""
+
+    hub: FeedHub
+
+    def has_table(self, table_id: str) -> bool: ...
+
+    async def follow(self, table_id: str) -> None:
+        """Make sure the table's messages reach `hub` (a feed server starts following a table on first demand)."""
+
+    def published_seq(self, table_id: str) -> int:
+        """The seq up to which the log may be served: everything after it reaches the hub's subscribers live."""
+        ...
+
+    def backlog(self, table_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """Messages after `after` from the log, up to `published_seq`; and the seq read up to."""
+        ...
+
+
+def feed_of(request: Request | WebSocket) -> FeedBackend:
+    backend: FeedBackend = request.app.state.feed
+    return backend
 
 
 @router.get("/api/feed/{table}")
@@ -47,8 +51,10 @@ def feed_page(
     limit: int = Query(PAGE, ge=1, le=PAGE),
     _: Principal = Depends(require(*FEED_ROLES)),
 ) -> dict[str, Any]:
-    runtime_of(request, table)  # 404 for an unknown table
-    messages, read_up_to = backlog(studio_of(request), table, after, limit)
+    feed = feed_of(request)
+    if not feed.has_table(table):
+        raise HTTPException(404, f"no table {table!r}")
+    messages, read_up_to = feed.backlog(table, after, limit)
     return {"table": table, "messages": messages, "next_after": read_up_to}
 
 
@@ -59,8 +65,8 @@ async def feed_stream(websocket: WebSocket, table: str) -> None:
     if principal is None or principal.role not in (*FEED_ROLES, Role.ADMIN):
         await websocket.close(code=4401 if principal is None else 4403, reason="an API key of a game server is needed")
         return
-    studio: Studio = websocket.app.state.studio
-    if table not in studio.tables:
+    feed = feed_of(websocket)
+    if not feed.has_table(table):
         await websocket.close(code=4404, reason=f"no table {table!r}")
         return
     try:
@@ -69,12 +75,13 @@ async def feed_stream(websocket: WebSocket, table: str) -> None:
         await websocket.close(code=4400, reason="after must be a whole number")
         return
     await websocket.accept()
-    subscription = studio.hub.subscribe(table)  # first subscribe, then read the log: nothing falls in between
+    subscription = feed.hub.subscribe(table)  # first subscribe, then read the log: nothing falls in between
     listener = asyncio.create_task(_guard(websocket, subscription))
     try:
+        await feed.follow(table)
         last = after
-        while last < studio.tables[table].service.published_seq and subscription.dropped is None:
-            messages, last = backlog(studio, table, last, PAGE)
+        while last < feed.published_seq(table) and subscription.dropped is None:
+            messages, last = feed.backlog(table, last, PAGE)
             for message in messages:
                 await websocket.send_text(encode(message))
         while True:
@@ -92,7 +99,7 @@ async def feed_stream(websocket: WebSocket, table: str) -> None:
     except (WebSocketDisconnect, RuntimeError):
         return
     finally:
-        studio.hub.unsubscribe(subscription)
+        feed.hub.unsubscribe(subscription)
         listener.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listener

@@ -1,0 +1,65 @@
+"""A feed server: the results feed alone (REST and WebSocket, the same routes and messages as the studio's), served
+from Redis Streams and the log by a stateless process (`studio feed`). Run as many as the subscribers need, behind a
+load balancer; game servers authenticate with the same API keys (read from the studio database)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import SQLAlchemyError
+
+from dealer_ui.redis_feed import RedisFeedServer
+from dealer_ui.routes import feed
+from studio.clock import SystemClock
+from studio.ports import Clock, StoreError
+from studio.store_sql import SqlEventStore
+from studio.users import UserStore
+
+
+def create_feed_app(database_url: str, redis_url: str, clock: Clock | None = None) -> FastAPI:
+    store = SqlEventStore(database_url)
+    users = UserStore(database_url, clock or SystemClock())
+    server = RedisFeedServer(store, redis_url)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        reader = asyncio.create_task(server.run(), name="feed-reader")
+        try:
+            yield
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            await server.close()
+            store.close()
+            users.close()
+
+    description = "The results feed of every table, from Redis Streams, resumable from the log."
+    app = FastAPI(title="Baccarat studio feed server", version="0.1.0", lifespan=lifespan, description=description)
+    app.state.feed = server
+    app.state.users = users
+    app.include_router(feed.router)
+
+    @app.get("/healthz", tags=["operations"])
+    async def healthz() -> dict[str, str]:
+        """Liveness: the process answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["operations"])
+    async def readyz() -> JSONResponse:
+        """Ready when the log answers (resumption needs it); Redis being down is reported, not a failure: the feed is
+        then served from the log."""
+        try:
+            await asyncio.to_thread(store.streams)
+        except (StoreError, SQLAlchemyError) as error:
+            return JSONResponse({"status": "not ready", "log": str(error).splitlines()[0]}, 503)
+        redis = "up" if server.redis_up else f"down ({server.error}); serving from the log"
+        following = {table: tailer.delivered for table, tailer in server.tailers.items()}
+        return JSONResponse({"status": "ready", "redis": redis, "following": following})
+
+    return app
