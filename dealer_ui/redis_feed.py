@@ -46,6 +46,9 @@ BLOCK_MS = 1_000  # how long one XREAD waits for new entries
 DUPLICATE = "equal or smaller than the target stream top item"  # Redis's refusal of an id it already has
 
 
+TABLES_KEY = "studio:tables"  # the set of table ids the table processes announce, so that feed servers know them early
+
+
 def stream_key(table: str) -> str:
     return f"studio:feed:{table}"
 
@@ -94,6 +97,7 @@ class RedisForwarder:
             try:
                 if self._resync:
                     self._resync = False
+                    await self.redis.sadd(TABLES_KEY, *self.tables)
                     for table in self.tables:
                         await self._sync(table)
                     if not self.up:
@@ -175,9 +179,10 @@ class RedisFeedServer:
     # FeedBackend.
 
     def has_table(self, table_id: str) -> bool:
+        """A table announced in Redis by its process, or one with records in the log."""
         if table_id in self._known:
             return True
-        self._known = set(self.store.streams())  # a table that started since the last look
+        self._known |= set(self.store.streams())  # a table that started since the last look
         return table_id in self._known
 
     async def follow(self, table_id: str) -> None:
@@ -231,8 +236,11 @@ class RedisFeedServer:
 
     async def _read_redis(self) -> None:
         while True:
+            announced: Any = await self.redis.smembers(TABLES_KEY)
+            self._known |= set(announced)
             if not self.tailers:
-                await self._wake.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), BLOCK_MS / 1000)
                 self._wake.clear()
                 continue
             positions = {stream_key(table): f"{tailer.delivered}-0" for table, tailer in self.tailers.items()}

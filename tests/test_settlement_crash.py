@@ -1,4 +1,5 @@
-"""A process SIGKILLed while it settles a round of 2,400 bets: after restart the round is settled exactly once."""
+"""A process SIGKILLed while it settles a round of 2,400 bets: after restart the round is settled exactly once, on
+SQLite and on PostgreSQL (a real server, tests/services.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from studio.clock import ManualClock
 from studio.settings import load_table_config
 from studio.store_sql import SqlEventStore
 from studio.wallets import WalletStore
+from tests.services import PostgresServer
 
 PLAYERS = 300
 
@@ -35,11 +37,11 @@ from studio.table_service import TableService
 from studio.wallets import PlacedBet, WalletStore
 from studio.paytable import BetType
 
-db = sys.argv[1]
+url = sys.argv[1]
 clock = ManualClock(datetime(2026, 11, 29, 12, tzinfo=UTC))
 table = load_table_config()
-wallets = WalletStore("sqlite:///" + db, clock)
-store = SqlEventStore("sqlite:///" + db)
+wallets = WalletStore(url, clock)
+store = SqlEventStore(url)
 betting = BettingService("T1", wallets, table.limits, table.pay_table, clock)
 service = TableService("T1", store, clock, ProcedureConfig(burn_after_shuffle=0, allow_early_close=True))
 for p in range(300):
@@ -54,6 +56,8 @@ for n in range(2400):
 service.handle(c.CloseBetting("dealer:ann"))
 for code in "QH 9D 2C 10S".split():
     service.handle(c.DrawCard("device:shoe", c.CardRead(parse_cards(code)[0], "shoe")))
+wallets.close()
+store.close()
 """
 
 
@@ -61,8 +65,16 @@ for code in "QH 9D 2C 10S".split():
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A studio database with a completed round of 2,400 open bets, not yet settled."""
     db = tmp_path_factory.mktemp("prepared") / "studio.db"
-    subprocess.run([sys.executable, "-c", PREPARE, str(db)], check=True)
+    subprocess.run([sys.executable, "-c", PREPARE, f"sqlite:///{db}"], check=True)
     return db
+
+
+@pytest.fixture(scope="module")
+def prepared_postgres(postgres_server: PostgresServer) -> str:
+    """The same, in a PostgreSQL database (copied for each test as a template)."""
+    url = postgres_server.new_database()
+    subprocess.run([sys.executable, "-c", PREPARE, url], check=True)
+    return url
 
 
 SETTLE_THEN_HANG = """
@@ -74,11 +86,11 @@ from studio.settings import load_table_config
 from studio.store_sql import SqlEventStore
 from studio.wallets import WalletStore
 
-db = sys.argv[1]
+url = sys.argv[1]
 clock = ManualClock(datetime(2026, 11, 29, 12, 5, tzinfo=UTC))
 table = load_table_config()
-betting = BettingService("T1", WalletStore("sqlite:///" + db, clock), table.limits, table.pay_table, clock)
-records = list(SqlEventStore("sqlite:///" + db).read("T1"))
+betting = BettingService("T1", WalletStore(url, clock), table.limits, table.pay_table, clock)
+records = list(SqlEventStore(url).read("T1"))
 print("SETTLING", flush=True)
 betting.settle_unsettled(records)
 print("SETTLED", flush=True)
@@ -86,14 +98,29 @@ time.sleep(600)
 """
 
 
-@pytest.mark.parametrize("delay", [0.0, 0.01, 0.03, 0.06, 0.2])
-def test_sigkill_during_settlement_settles_exactly_once(prepared: Path, tmp_path: Path, delay: float) -> None:
+def copy_of(prepared: Path, tmp_path: Path) -> str:
     db = tmp_path / "studio.db"
     shutil.copy(prepared, db)
     for suffix in ("-wal", "-shm"):
         if prepared.with_name(prepared.name + suffix).exists():
             shutil.copy(prepared.with_name(prepared.name + suffix), db.with_name(db.name + suffix))
-    process = subprocess.Popen([sys.executable, "-c", SETTLE_THEN_HANG, str(db)], stdout=subprocess.PIPE, text=True)
+    return f"sqlite:///{db}"
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.01, 0.03, 0.06, 0.2])
+def test_sigkill_during_settlement_settles_exactly_once(prepared: Path, tmp_path: Path, delay: float) -> None:
+    kill_during_settlement_then_recover(copy_of(prepared, tmp_path), delay)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.03, 0.1])
+def test_sigkill_during_settlement_settles_exactly_once_on_postgresql(
+    prepared_postgres: str, postgres_server: PostgresServer, delay: float
+) -> None:
+    kill_during_settlement_then_recover(postgres_server.copy_database(prepared_postgres), delay)
+
+
+def kill_during_settlement_then_recover(url: str, delay: float) -> None:
+    process = subprocess.Popen([sys.executable, "-c", SETTLE_THEN_HANG, url], stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     try:
         assert process.stdout.readline().strip() == "SETTLING"
@@ -105,8 +132,8 @@ def test_sigkill_during_settlement_settles_exactly_once(prepared: Path, tmp_path
 
     clock = ManualClock(datetime(2026, 11, 29, 13, tzinfo=UTC))
     table = load_table_config()
-    wallets = WalletStore(f"sqlite:///{db}", clock)
-    store = SqlEventStore(f"sqlite:///{db}")
+    wallets = WalletStore(url, clock)
+    store = SqlEventStore(url)
     betting = BettingService("T1", wallets, table.limits, table.pay_table, clock)
     betting.settle_unsettled(store.read("T1"))  # what the studio does at start
     betting.settle_unsettled(store.read("T1"))  # and again: nothing more happens
