@@ -22,34 +22,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import json
 import os
 import platform
 import random
-import resource
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import httpx2
-from websockets.client import ClientProtocol
-from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
-from websockets.frames import Frame, Opcode
-from websockets.protocol import State
-from websockets.uri import parse_uri
+from feed_clients import (
+    WebSocketClient,
+    cpu_seconds,
+    create_api_keys,
+    loop_factory,
+    open_clients,
+    raise_open_files,
+    studio_server,
+)
 
-from studio.clock import SystemClock
 from studio.feed import FEED_KINDS
-from studio.settings import sqlite_url
 from studio.simulation import seeded_shoe
-from studio.users import UserStore
 
 P99_TARGET_MS = 100.0
 MAX_CARDS = 300
@@ -66,39 +62,6 @@ betting_seconds = 15
 id = "{TABLE}-keyed"
 driver = "memory"
 """
-
-
-def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop for the clients when it is there (uvicorn[standard] brings it, and the server uses it too)."""
-    try:
-        import uvloop  # noqa: PLC0415 - optional
-    except ImportError:
-        return None
-    return uvloop.new_event_loop
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def raise_open_files(needed: int) -> int:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < needed:
-        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """User plus system CPU time of a process so far (Linux /proc), or None where that cannot be read."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:
@@ -128,80 +91,24 @@ class Progress:
                 self.done.set()
 
 
-class Subscriber(asyncio.Protocol):
-    """One game server's feed connection: the `websockets` protocol (sans I/O) on an asyncio transport. A message's
-    arrival is taken when its bytes are handed over by the socket, before any other client work, so the figures are
-    the server's and the network's, not this client's scheduling of 1,000 connections."""
+class Subscriber(WebSocketClient):
+    """One game server's feed connection; every message with the time its bytes arrived."""
 
     def __init__(self, url: str, key: str, compression: bool, progress: Progress) -> None:
-        extensions = [ClientPerMessageDeflateFactory()] if compression else None
-        self.protocol = ClientProtocol(parse_uri(url), extensions=extensions)
-        self.key = key
-        self.transport: asyncio.Transport | None = None
-        self.opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        super().__init__(url, {"X-API-Key": key}, compression)
         self.arrivals: list[tuple[float, bytes]] = []
-        self.closed: str | None = None
         self.progress = progress
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)  # uvloop's transports do not subclass asyncio's
-        request = self.protocol.connect()
-        request.headers["X-API-Key"] = self.key
-        self.protocol.send_request(request)
-        self._flush()
-
-    def data_received(self, data: bytes) -> None:
-        arrived = time.perf_counter()
-        self.protocol.receive_data(data)
-        for event in self.protocol.events_received():
-            if isinstance(event, Frame):
-                if event.opcode is Opcode.TEXT:
-                    self.arrivals.append((arrived, bytes(event.data)))
-                    self.progress.arrived(len(self.arrivals))
-                elif event.opcode is Opcode.CLOSE:
-                    self.closed = f"closed by the server: {self.protocol.close_code} {self.protocol.close_reason}"
-            elif not self.opened.done():  # the handshake's response
-                if self.protocol.handshake_exc is not None:
-                    self.opened.set_exception(self.protocol.handshake_exc)
-                else:
-                    self.opened.set_result(None)
-        self._flush()  # pongs to the server's keepalive pings, the close handshake
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.opened.done():
-            self.opened.set_exception(ConnectionError(f"lost before the handshake: {exc}"))
-
-    def close(self) -> None:
-        if self.protocol.state is State.OPEN:
-            self.protocol.send_close(1000, "done")
-            self._flush()
-        assert self.transport is not None
-        self.transport.close()
-
-    def _flush(self) -> None:
-        assert self.transport is not None
-        output = self.protocol.data_to_send()
-        if output and not self.transport.is_closing():
-            self.transport.write(b"".join(output))
+    def text_received(self, arrived: float, data: bytes) -> None:
+        self.arrivals.append((arrived, data))
+        self.progress.arrived(len(self.arrivals))
 
 
-async def open_subscribers(
-    url: str, key: str, count: int, compression: bool, progress: Progress, batch: int = 100
-) -> list[Subscriber]:
-    loop = asyncio.get_running_loop()
-    uri = parse_uri(url)
-    subscribers: list[Subscriber] = []
+async def open_subscribers(url: str, key: str, count: int, compression: bool, progress: Progress) -> list[Subscriber]:
+    def factory() -> Subscriber:
+        return Subscriber(url, key, compression, progress)
 
-    async def one() -> Subscriber:
-        _, subscriber = await loop.create_connection(
-            lambda: Subscriber(url, key, compression, progress), uri.host, uri.port
-        )
-        await asyncio.wait_for(subscriber.opened, 30)
-        return subscriber
-
-    for start in range(0, count, batch):
-        subscribers += await asyncio.gather(*(one() for _ in range(min(batch, count - start))))
-    return subscribers
+    return await open_clients([(factory, url)] * count)
 
 
 async def deal(
@@ -330,18 +237,6 @@ async def run_bench(
     }
 
 
-def wait_for_server(base: str, server: subprocess.Popen[bytes], log: Path, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"the server exited ({server.returncode}):\n{log.read_text()[-2000:]}")
-        with contextlib.suppress(httpx2.HTTPError):
-            if httpx2.get(f"{base}/api/me", timeout=1).status_code == 401:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"the server did not answer within {timeout} s:\n{log.read_text()[-2000:]}")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--subscribers", type=int, default=1000)
@@ -361,27 +256,9 @@ def main() -> int:
         database = str(work / "studio.db")
         table = work / "table.toml"
         table.write_text(TABLE_TOML)
-        users = UserStore(sqlite_url(database), SystemClock())
-        key = users.add_api_key("bench-game-server")
-        users.close()
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        log = work / "server.log"
-        command = [sys.executable, "-m", "studio_cli.main", "run", "--host", "127.0.0.1", "--port", str(port),
-                   "--database", database, "--table", str(table)]  # fmt: skip
-        with log.open("wb") as output:
-            server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, cwd=work)
-        try:
-            wait_for_server(base, server, log)
-            with asyncio.Runner(loop_factory=loop_factory()) as runner:
-                result = runner.run(run_bench(base, key, ("dealer", "dealer"), server.pid, args))
-        finally:
-            server.terminate()
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+        [key] = create_api_keys(database, ["bench-game-server"])
+        with studio_server(work, database, [table]) as server, asyncio.Runner(loop_factory=loop_factory()) as runner:
+            result = runner.run(run_bench(server.base, key, ("dealer", "dealer"), server.process.pid, args))
     p99 = result["card_to_subscriber_ms"]["p99"]
     ok = not any(result[name] for name in ("messages_lost", "messages_duplicated", "subscribers_out_of_order",
                                            "subscribers_broken", "slow_fanouts"))  # fmt: skip

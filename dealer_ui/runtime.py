@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 
 RECENT_RESULTS = 72  # a bead plate's worth
 LOG_RETRY = 1.0  # seconds between two asks of a log (or ledger) that did not answer
+AUTO_DEAL_PATIENCE = 5.0  # seconds the simulated dealer waits for a drawn card to be logged before drawing again
 
 DEMO_ACCOUNTS = [("dealer", Role.DEALER, "dealer"), ("pitboss", Role.PIT_BOSS, "pitboss"),
                  ("surveillance", Role.SURVEILLANCE, "surveillance"), ("admin", Role.ADMIN, "admin")]  # fmt: skip
@@ -302,11 +303,21 @@ class Studio:
         return True
 
     async def _auto_deal(self, runtime: TableRuntime, seconds: float) -> None:
+        """Draw a card whenever one is due, as a dealer would: only once the last card drawn has been logged (a card
+        still on its way through the pty must not be followed by one nobody asked for)."""
         assert runtime.simulator is not None
+        await asyncio.sleep(self._rng.uniform(0, seconds))  # tables do not all deal at the same instant
+        in_flight: int | None = None  # `cards_drawn` when the last card was drawn, until that card is logged
+        waited = 0.0
         while True:
             await asyncio.sleep(seconds)
             state = runtime.service.state
+            if in_flight is not None and state.cards_drawn == in_flight and waited < AUTO_DEAL_PATIENCE:
+                waited += seconds
+                continue
+            in_flight, waited = None, 0.0
             if state.phase in (Phase.BURNING, Phase.DEALING):
+                in_flight = state.cards_drawn
                 runtime.simulator.draw()
             elif (
                 state.phase is Phase.BETTING_OPEN
