@@ -18,11 +18,11 @@ as the demo dealer, watches the table on the dealer console's WebSocket (`/ws/ta
 console asks for through the dealer's API. A suspension (none is expected) is counted and resolved by the demo pit
 boss ("continue", else "void"), as the floor would.
 
-The auto-dealer draws whenever a card is due, every tick, without waiting for the card it drew last to be logged; on
-a busy machine a second card then follows the one that completes a round or a burn and the table suspends with
-`card_not_due`. `--croupier-draws` works around it: no auto-dealer, and each croupier draws the next card through the
-dealer's API (`POST /api/tables/{table}/simulator/draw`) once the card drawn before it is on the console, at most one
-per card interval.
+The auto-dealer draws a card whenever one is due, once the card it drew last has been logged (an earlier version did
+not wait, and on a busy machine a card nobody asked for suspended the table with `card_not_due`). `--croupier-draws`
+deals without the auto-dealer: each croupier draws the next card through the dealer's API
+(`POST /api/tables/{table}/simulator/draw`) once the card drawn before it is on the console, at most one per card
+interval.
 
 10× real speed. A real table deals a card about every 2 s, keeps betting open about 15 s and shows the result a few
 seconds before the next round; so by default a card every 0.2 s, "no more bets" 1.5 s after betting opens and 0.5 s
