@@ -86,7 +86,8 @@ def test_the_table_waits_for_its_log_and_loses_no_card(server: PostgresServer, t
         view = console_view(studio, runtime)
         assert view["next_action"]["action"] == "wait" and view["light"] == "red"
         assert "log is unavailable" in view["next_action"]["text"] and view["log_unavailable"]
-        assert runtime.service.seq == seq_before and len(runtime.service.state.round.dealt) == 1  # nothing moved
+        current = runtime.service.state.round
+        assert runtime.service.seq == seq_before and current is not None and len(current.dealt) == 1  # nothing moved
         with pytest.raises(LogUnavailable):
             run(c.DeclareError("dealer:ann", "dealer_error", "a console's command is refused too"))
         assert client.get("/readyz").status_code == 503
