@@ -57,6 +57,12 @@ class PtyDevice:
                 os.close(fd)
         self._master = self._slave = self._path = None
 
+    def close(self) -> None:
+        """The device is put away: unplugged, and its link removed (nothing is left behind in the folder)."""
+        self.unplug()
+        if self.link is not None:
+            self.link.unlink(missing_ok=True)
+
     def write(self, data: bytes) -> None:
         if self._master is None:
             raise OSError("the device is unplugged")

@@ -119,7 +119,7 @@ class ShoeSimulator:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
-        self.device.unplug()
+        self.device.close()
 
     @property
     def remaining(self) -> int:

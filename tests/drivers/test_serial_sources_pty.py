@@ -229,3 +229,12 @@ def test_line_scanner_through_delays_duplicates_and_an_unplug(tmp_path: Path) ->
         assert any(isinstance(cmd, c.ReportSourceFailure) for cmd in commands)
 
     run_with_sim(sim, body())
+
+
+def test_a_stopped_simulator_leaves_no_link_behind(tmp_path: Path) -> None:
+    link = tmp_path / "shoe"
+    sim = ShoeSimulator(CARDS, "smart-shoe", device=PtyDevice(link=link))
+    sim.start()
+    assert link.is_symlink() and Path(sim.device.path).exists()
+    sim.stop()
+    assert not link.exists() and not link.is_symlink()
