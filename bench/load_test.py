@@ -58,9 +58,12 @@ ptys it owns) is stopped at the end, on Ctrl-C, on SIGTERM and on any error, and
 script is killed outright (SIGKILL leaves only the temporary folder behind); everything it writes (database, table
 files, logs, the ptys' links) lives in a temporary folder that is removed.
 
-`--feed-url ws://HOST:PORT` (repeatable) is reserved for stateless feed servers: subscribers then connect to those
-(spread evenly) instead of the studio, while the croupiers and the REST check still use the studio. `start_studio` is
-the one function that starts servers and says where they are; replace it to test another deployment.
+`--feed-servers N` tests the scale-out: a Redis server (Debian's `redis-server`, on a free loopback port, nothing
+persisted) is started, the studio publishes to it (`studio run --redis`), N stateless feed servers (`studio feed`)
+read it, and the subscribers connect to those (spread evenly), while the croupiers and the REST check still use the
+studio. `--feed-url ws://HOST:PORT` (repeatable) points the subscribers at feed servers started elsewhere.
+`start_studio` is the one function that starts servers and says where they are; replace it to test another
+deployment.
 """
 
 from __future__ import annotations
@@ -74,6 +77,8 @@ import os
 import platform
 import random
 import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -88,14 +93,17 @@ from typing import Any
 import httpx2
 import numpy as np
 from feed_clients import (
+    StudioServer,
     WebSocketClient,
     connect,
     cpu_seconds,
     create_api_keys,
+    free_port,
     loop_factory,
     open_clients,
     raise_open_files,
     rss_mb,
+    stop_process,
     studio_server,
 )
 
@@ -148,9 +156,71 @@ def start_studio(work: Path, table_ids: list[str], args: argparse.Namespace) -> 
     database = str(work / "studio.db")
     keys = create_api_keys(database, [f"load-game-server-{n + 1}" for n in range(args.game_servers)])
     auto_deal = [] if args.croupier_draws else ["--auto-deal", str(pace.card_seconds)]
-    with studio_server(work, database, table_files, auto_deal) as server:
+    with contextlib.ExitStack() as stack:
+        redis = stack.enter_context(redis_server(work)) if args.feed_servers else None
+        extra = [*auto_deal, "--redis", redis] if redis else auto_deal
+        server = stack.enter_context(studio_server(work, database, table_files, extra))
+        processes = {"studio": server.process.pid}
         feeds = args.feed_url or [server.ws_base]
-        yield Deployment(server.base, feeds, keys, {"studio": server.process.pid}, server.exited)
+        failures = [server.exited]
+        if redis:
+            feed_servers = [
+                stack.enter_context(feed_server(work, database, redis, n)) for n in range(args.feed_servers)
+            ]
+            feeds = [feed.ws_base for feed in feed_servers]
+            processes |= {f"feed{n + 1}": feed.process.pid for n, feed in enumerate(feed_servers)}
+            failures += [feed.exited for feed in feed_servers]
+
+        def failure() -> str | None:
+            return next((reason for reason in (check() for check in failures) if reason), None)
+
+        yield Deployment(server.base, feeds, keys, processes, failure)
+
+
+@contextlib.contextmanager
+def redis_server(work: Path) -> Iterator[str]:
+    """Debian's redis-server on a free loopback port, nothing persisted; its URL."""
+    port = free_port()
+    with (work / "redis.log").open("wb") as output:
+        command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                   "--dir", str(work)]  # fmt: skip
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start: {(work / 'redis.log').read_text()[-1000:]}")
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        stop_process(process)
+
+
+@contextlib.contextmanager
+def feed_server(work: Path, database: str, redis: str, number: int) -> Iterator[StudioServer]:
+    """`studio feed` on a free loopback port, stopped when the block ends."""
+    port = free_port()
+    command = [sys.executable, "-m", "studio_cli.main", "feed", "--database", database, "--redis", redis,
+               "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
+    log = work / f"feed{number + 1}.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, cwd=work)
+    server = StudioServer(process, f"http://127.0.0.1:{port}", log)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            reason = server.exited()
+            if reason is not None or time.monotonic() > deadline:
+                raise RuntimeError(reason or f"feed server {number + 1} did not answer")
+            with contextlib.suppress(httpx2.HTTPError):
+                if httpx2.get(f"{server.base}/healthz", timeout=1).status_code == 200:
+                    break
+            time.sleep(0.1)
+        yield server
+    finally:
+        stop_process(process)
 
 
 # Subscribers.
@@ -722,6 +792,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--cut-connections", type=int, default=0, metavar="N",
                         help="cut N subscribers' connections while dealing; each must resume")  # fmt: skip
     parser.add_argument("--sample-seconds", type=float, default=5.0, help="memory sampled this often")
+    parser.add_argument("--feed-servers", type=int, default=0, metavar="N",
+                        help="start Redis and N feed servers (`studio feed`) and subscribe through them")  # fmt: skip
     parser.add_argument("--feed-url", action="append", default=[], metavar="WS_URL",
                         help="a feed server's ws://HOST:PORT (repeat; default: the studio itself)")  # fmt: skip
     parser.add_argument("--dir", type=Path, default=None, help="where the temporary folder goes")
