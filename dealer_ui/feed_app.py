@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
+from prometheus_client import CollectorRegistry, ProcessCollector
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from sqlalchemy.exc import SQLAlchemyError
 
 from dealer_ui.redis_feed import RedisFeedServer
@@ -19,6 +22,25 @@ from studio.clock import SystemClock
 from studio.ports import Clock, StoreError
 from studio.store_sql import SqlEventStore
 from studio.users import UserStore
+
+
+class FeedServerCollector:
+    """The feed server's state when Prometheus scrapes: `studio_feed_redis_up` (1 while the feed comes from Redis, 0
+    while it comes from the log), and per table `studio_feed_subscribers` and `studio_feed_delivered_seq` (compare with
+    the table process's `studio_log_seq` for the lag across processes)."""
+
+    def __init__(self, server: RedisFeedServer) -> None:
+        self.server = server
+
+    def collect(self) -> Iterator[Metric]:
+        redis_up = GaugeMetricFamily("studio_feed_redis_up", "1 while the feed is read from Redis, 0 from the log")
+        redis_up.add_metric([], 1.0 if self.server.redis_up else 0.0)
+        subscribers = GaugeMetricFamily("studio_feed_subscribers", "WebSocket subscribers", labels=["table"])
+        delivered = GaugeMetricFamily("studio_feed_delivered_seq", "Seq delivered to subscribers", labels=["table"])
+        for table, tailer in self.server.tailers.items():
+            subscribers.add_metric([table], float(self.server.hub.subscribers(table)))
+            delivered.add_metric([table], float(tailer.delivered))
+        yield from (redis_up, subscribers, delivered)
 
 
 def create_feed_app(database_url: str, redis_url: str, clock: Clock | None = None) -> FastAPI:
@@ -49,6 +71,16 @@ def create_feed_app(database_url: str, redis_url: str, clock: Clock | None = Non
     async def healthz() -> dict[str, str]:
         """Liveness: the process answers."""
         return {"status": "ok"}
+
+    registry = CollectorRegistry()
+    registry.register(FeedServerCollector(server))
+    ProcessCollector(registry=registry)
+
+    @app.get("/metrics", tags=["operations"], response_class=Response)
+    async def metrics(request: Request) -> Response:
+        """Prometheus metrics: whether Redis answers, and per table the subscribers and the seq delivered."""
+        encode, content_type = choose_encoder(request.headers.get("accept", ""))
+        return Response(encode(registry), media_type=content_type)
 
     @app.get("/readyz", tags=["operations"])
     async def readyz() -> JSONResponse:

@@ -44,7 +44,7 @@ def feed_of(request: Request | WebSocket) -> FeedBackend:
 
 
 @router.get("/api/feed/{table}")
-def feed_page(
+async def feed_page(
     table: str,
     request: Request,
     after: int = Query(0, ge=0, description="the last seq you have; messages after it are returned"),
@@ -54,7 +54,8 @@ def feed_page(
     feed = feed_of(request)
     if not feed.has_table(table):
         raise HTTPException(404, f"no table {table!r}")
-    messages, read_up_to = feed.backlog(table, after, limit)
+    await feed.follow(table)
+    messages, read_up_to = await asyncio.to_thread(feed.backlog, table, after, limit)  # the log is read off the loop
     return {"table": table, "messages": messages, "next_after": read_up_to}
 
 
