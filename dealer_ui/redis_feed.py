@@ -32,6 +32,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from dealer_ui.feed_log import LogFeed
 from dealer_ui.hub import FeedHub, encode
+from studio.errors import ConfigError
 from studio.feed import PublicationFrontier
 from studio.ports import EventStore, Record, StoreError
 
@@ -64,8 +65,12 @@ def read_after(store: EventStore, table: str, after: int) -> list[Record]:
 
 
 def connect(url: str) -> Redis:
-    """A client that fails fast: a down Redis costs seconds, not minutes, before the fallback takes over."""
-    client: Redis = Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2)
+    """A client that fails fast: a down Redis costs seconds, not minutes, before the fallback takes over. A URL that
+    is not a Redis URL is a `ConfigError` now, not a failure later."""
+    try:
+        client: Redis = Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2)
+    except ValueError as error:
+        raise ConfigError(f"Redis URL {url!r}: {error}") from None
     return client
 
 

@@ -113,7 +113,6 @@ class Studio:
         self.settled = asyncio.Condition()  # game servers' outcome streams wait on this
         self._tasks: list[asyncio.Task[None]] = []
         self._log_watch: asyncio.Task[None] | None = None
-        self.forwarder: RedisForwarder | None = None
         self.observers: list[Callable[[str, list[Logged]], None]] = []  # told what each command logged: metrics, logs
         self._rng = random.Random(settings.simulator_seed)
         configs = [load_table_config(path) for path in settings.table_files] or [load_table_config()]
@@ -121,6 +120,10 @@ class Studio:
             if config.table_id in self.tables:
                 raise ConfigError(f"{config.path}: table id {config.table_id!r} is used twice")
             self.tables[config.table_id] = self._table(config)
+        self.forwarder: RedisForwarder | None = None  # the results feed to Redis, for feed servers
+        if settings.redis_url:
+            self.forwarder = RedisForwarder(settings.redis_url, self.log_feed, self.published_seq, self.tables)
+            self.hub.forward = self.forwarder.forward
         if settings.demo:
             existing = {user.name for user in self.users.users()}
             for name, role, password in DEMO_ACCOUNTS:
@@ -159,9 +162,7 @@ class Studio:
     # Lifecycle.
 
     async def start(self) -> None:
-        if self.settings.redis_url:
-            self.forwarder = RedisForwarder(self.settings.redis_url, self.log_feed, self.published_seq, self.tables)
-            self.hub.forward = self.forwarder.forward
+        if self.forwarder is not None:
             self._tasks.append(asyncio.create_task(self.forwarder.run(), name="redis-forwarder"))
         for runtime in self.tables.values():
             runtime.betting.settle_unsettled(self.store.read(runtime.table_id))

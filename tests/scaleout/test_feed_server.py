@@ -8,6 +8,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -15,9 +16,11 @@ from dealer_ui.feed_app import create_feed_app
 from dealer_ui.feed_log import LogFeed
 from dealer_ui.hub import FeedHub
 from dealer_ui.redis_feed import RedisFeedServer, RedisForwarder
+from dealer_ui.runtime import Studio, StudioSettings
 from studio import commands as c
 from studio.cards import Card
 from studio.clock import ManualClock
+from studio.errors import ConfigError
 from studio.procedure_config import ProcedureConfig
 from studio.store_sql import SqlEventStore
 from studio.table_service import TableService
@@ -133,3 +136,8 @@ def test_the_feed_server_app_reports_health_and_metrics_and_refuses_unknown_tabl
         assert client.get("/api/feed/T1").status_code == 401
         families = {family.name: family for family in text_string_to_metric_families(client.get("/metrics").text)}
         assert "studio_feed_redis_up" in families and "studio_feed_subscribers" in families
+
+
+def test_a_redis_url_that_is_not_one_is_a_configuration_error_at_start(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="Redis URL 'http://cache:6379'"):
+        Studio(StudioSettings(database=str(tmp_path / "s.db"), redis_url="http://cache:6379"))
