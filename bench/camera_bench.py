@@ -1,7 +1,8 @@
 """Camera card recognition: time per 1280x720 frame on one core, and accuracy on synthetic and real photographs.
 
-Run as `.venv/bin/python bench/camera_bench.py` (about two minutes; `--quick` for a smaller run); prints one JSON
-object. OpenCV is held to one thread (`cv2.setNumThreads(1)`), as a studio host running a camera per table would.
+Run as `.venv/bin/python bench/camera_bench.py` (about two minutes; `--quick` for a smaller run without the
+cross-validation; `--frames`, `--synthetic-frames` and `--repeats` shrink it further); prints one JSON object. OpenCV is
+held to one thread (`cv2.setNumThreads(1)`), as a studio host running a camera per table would.
 
 - `time_per_frame_ms`: `Recognizer.read_frame` on 1280x720 frames of a studio layout (felt, six cards: three in
   the Player box, three in the Banker box, any angle, a little perspective and sensor noise), read anywhere in the
@@ -173,7 +174,13 @@ def real(quick: bool) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer frames, no cross-validation")
+    parser.add_argument("--frames", type=int, help="studio frames timed (default: 20, 10 with --quick)")
+    parser.add_argument("--synthetic-frames", type=int, help="synthetic accuracy frames (default: 300, 60 quick)")
+    parser.add_argument("--repeats", type=int, help="timings of each frame (default: 5, 2 with --quick)")
     args = parser.parse_args()
+    frames = args.frames or (10 if args.quick else 20)
+    synthetic_frames = args.synthetic_frames or (60 if args.quick else 300)
+    repeats = args.repeats or (2 if args.quick else 5)
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as folder:
         for index, code in enumerate(CODES):
@@ -182,13 +189,12 @@ def main() -> None:
         synthetic_templates = enroll_folder(folder).templates("synthetic deck")
         enroll_seconds = time.perf_counter() - start
     recognizer = Recognizer(synthetic_templates)
-    studio = [studio_frame(seed) for seed in range(10 if args.quick else 20)]
+    studio = [studio_frame(seed) for seed in range(frames)]
     real_frames = [
         cv2.resize(load_image(path), (1280, 720), interpolation=cv2.INTER_LINEAR)
         for path in sorted((REAL / "images" / "test").glob("cam_image*.jpg"))
     ]
     real_recognizer = Recognizer(Templates.load(DEFAULT_TEMPLATES))
-    repeats = 2 if args.quick else 5
     recognizer.read_frame(studio[0][0])  # warm up
     studio_reads = [recognizer.read_frame(frame) for frame, _, _ in studio]
     studio_right = sum(
@@ -207,7 +213,7 @@ def main() -> None:
             "studio_frames_read_right": f"{studio_right}/{6 * len(studio)}",
         },
         "enroll_52_photos_s": round(enroll_seconds, 2),
-        "synthetic": synthetic_accuracy(recognizer, 60 if args.quick else 300) | {"target": TARGET_SYNTHETIC},
+        "synthetic": synthetic_accuracy(recognizer, synthetic_frames) | {"target": TARGET_SYNTHETIC},
         "real_top_down": real(args.quick) | {"target": TARGET_REAL},
     }
     print(json.dumps(result, indent=2))

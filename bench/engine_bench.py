@@ -1,7 +1,8 @@
 """Simulated rounds per second through the procedure engine, in memory.
 
-Run as `.venv/bin/python bench/engine_bench.py`; prints one JSON object. Twenty seeded 8-deck shoes are dealt by a
-scripted dealer (shuffle, cut, burn 6, open and close betting, draw until the engine says the round is complete):
+Run as `.venv/bin/python bench/engine_bench.py [--shoes 20]`; prints one JSON object. Twenty seeded 8-deck shoes (or
+`--shoes N`) are dealt by a scripted dealer (shuffle, cut, burn 6, open and close betting, draw until the engine says
+the round is complete):
 
 - `engine`: the pure core, `decide` + `encode` (the logged form of each event) + `evolve`. Target: >= 5,000 rounds/s.
 - `service_with_log`: the same shoes through `TableService` with the in-memory event store, so every event is also
@@ -15,6 +16,7 @@ scripted dealer (shuffle, cut, burn 6, open and close betting, draw until the en
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import tempfile
@@ -118,12 +120,17 @@ def figures(rounds: int, events: int, seconds: float) -> dict[str, float]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--shoes", type=int, default=SHOES, help=f"seeded 8-deck shoes dealt (default: {SHOES})")
+    args = parser.parse_args()
+    if args.shoes < 1:
+        parser.error("--shoes: at least 1")
     rng = random.Random(7)
-    shoes = [seeded_shoe(8, rng) for _ in range(SHOES)]
+    shoes = [seeded_shoe(8, rng) for _ in range(args.shoes)]
     engine(shoes[:2])  # warm up
     memory = MemoryEventStore()
     report = {
-        "shoes": SHOES,
+        "shoes": args.shoes,
         "engine": figures(*engine(shoes)),
         "service_with_log": figures(*service_with_log(shoes, memory)),
         "replay": replay(memory),

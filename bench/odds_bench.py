@@ -1,13 +1,14 @@
 """Time the exact analysis of every bet (studio.analysis.analyse: both distributions of studio.odds, then the EV,
 RTP and house edge of each bet of the standard pay table) for a full 8-deck shoe and for depleted shoes.
 
-Run as `.venv/bin/python bench/odds_bench.py`; prints one JSON object (milliseconds). Each figure is the best and the
-median of several repeats on the same shoe; the depleted figures pool the repeats over several seeded-random shoes
-(8 decks minus 60 cards each).
+Run as `.venv/bin/python bench/odds_bench.py [--repeats 15] [--shoes 8]`; prints one JSON object (milliseconds). Each
+figure is the best and the median of several repeats on the same shoe; the depleted figures pool the repeats over
+several seeded-random shoes (8 decks minus 60 cards each).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import random
@@ -39,31 +40,37 @@ def time_kernel(shoe: Counter[Card], pay_table: PayTable, repeats: int) -> list[
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--repeats", type=int, default=REPEATS, help=f"timings per shoe (default: {REPEATS})")
+    parser.add_argument("--shoes", type=int, default=DEPLETED_SHOES, help=f"depleted shoes (default: {DEPLETED_SHOES})")
+    args = parser.parse_args()
+    if args.repeats < 1 or args.shoes < 1:
+        parser.error("--repeats and --shoes: at least 1")
     full = shoe_composition(8)
     pay_table = load_pay_table("standard")
     analyse(full, pay_table)  # warm up (imports, caches of the interpreter)
-    full_ms = time_kernel(full, pay_table, REPEATS)
+    full_ms = time_kernel(full, pay_table, args.repeats)
 
     rng = random.Random(SEED)
     cards = list(full.elements())
     depleted_ms: list[float] = []
     per_shoe_best: list[float] = []
-    for _ in range(DEPLETED_SHOES):
+    for _ in range(args.shoes):
         shoe = remove_cards(full, rng.sample(cards, REMOVED_CARDS))
-        timings = time_kernel(shoe, pay_table, REPEATS)
+        timings = time_kernel(shoe, pay_table, args.repeats)
         depleted_ms.extend(timings)
         per_shoe_best.append(min(timings))
 
     report = {
         "python": platform.python_version(),
-        "repeats": REPEATS,
+        "repeats": args.repeats,
         "full_8_decks_ms": {
             "best": round(min(full_ms), 3),
             "median": round(statistics.median(full_ms), 3),
             "target": FULL_TARGET_MS,
         },
         "depleted_ms": {
-            "shoes": DEPLETED_SHOES,
+            "shoes": args.shoes,
             "removed_cards": REMOVED_CARDS,
             "best": round(min(depleted_ms), 3),
             "median": round(statistics.median(depleted_ms), 3),

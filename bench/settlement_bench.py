@@ -1,6 +1,7 @@
 """Settlement of one round with 10,000 bets from 2,000 players on SQLite (WAL, synchronous=FULL), in one transaction.
 
-Run as `.venv/bin/python bench/settlement_bench.py [--dir DIR]`; prints one JSON object. Target: <= 1 s.
+Run as `.venv/bin/python bench/settlement_bench.py [--bets 10000] [--players 2000] [--dir DIR]`; prints one JSON
+object. Target: <= 1 s for the default sizes.
 """
 
 from __future__ import annotations
@@ -29,23 +30,27 @@ TARGET_SECONDS = 1.0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--dir", help="folder for the database (default: a temporary one)")
+    parser.add_argument("--bets", type=int, default=BETS, help=f"bets in the round (default: {BETS})")
+    parser.add_argument("--players", type=int, default=PLAYERS, help=f"players placing them (default: {PLAYERS})")
     args = parser.parse_args()
+    if not 1 <= args.players <= args.bets:
+        parser.error("--players: at least 1 and at most --bets")
     table = load_table_config()
     rng = random.Random(5)
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         clock = ManualClock(datetime(2026, 11, 29, 12, tzinfo=UTC))
         wallets = WalletStore(f"sqlite:///{Path(folder) / 'ledger.db'}", clock)
         betting = BettingService("T1", wallets, table.limits, table.pay_table, clock)
-        players = [f"player-{n:04d}" for n in range(PLAYERS)]
+        players = [f"player-{n:04d}" for n in range(args.players)]
         for player in players:
             wallets.deposit(player, "gs1", 1_000_000)
         game_id = "T1-20261129-120000-0001"
         start = time.perf_counter()
-        for n in range(BETS):  # placed straight into the ledger: this benchmark times settlement
+        for n in range(args.bets):  # placed straight into the ledger: this benchmark times settlement
             bet_type = rng.choice(list(BetType))
             limit = table.limits.bets[bet_type]
             stake = rng.randint(limit.minimum, limit.maximum) // 100 * 100
-            wallets.place(PlacedBet(f"bet-{n}", "gs1", players[n % PLAYERS], "T1", game_id, bet_type, stake))
+            wallets.place(PlacedBet(f"bet-{n}", "gs1", players[n % args.players], "T1", game_id, bet_type, stake))
         placing = time.perf_counter() - start
         result = outcome(parse_cards("QH 2C"), parse_cards("9D 9S"))  # Banker natural 8 with a pair of nines
         start = time.perf_counter()
@@ -54,8 +59,8 @@ def main() -> None:
         assert settled
         conserved = all(wallets.balance(p) == wallets.ledger_sum(p) for p in players[:50])
         wallets.close()
-    print(json.dumps({"bets": BETS, "players": PLAYERS, "settle_seconds": round(seconds, 3),
-                      "target_seconds": TARGET_SECONDS, "place_ms_per_bet": round(placing / BETS * 1000, 3),
+    print(json.dumps({"bets": args.bets, "players": args.players, "settle_seconds": round(seconds, 3),
+                      "target_seconds": TARGET_SECONDS, "place_ms_per_bet": round(placing / args.bets * 1000, 3),
                       "balances_equal_ledger": conserved}))  # fmt: skip
 
 

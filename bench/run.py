@@ -1,0 +1,691 @@
+"""Run every benchmark of bench/, compare each figure with its target, and write the results as JSON and Markdown.
+
+    .venv/bin/python bench/run.py [--only NAME ...] [--merge] [--quick] [--json PATH] [--markdown PATH]
+    .venv/bin/studio bench [the same options]
+
+Each benchmark is a script in this folder that prints one JSON object. This runner starts each one as a subprocess
+(the same Python, from the repository root), picks the figures named in `BENCHMARKS` out of its JSON and compares
+each with its target. A script that exits non-zero, times out or prints anything but one JSON object is reported as
+failed, with the tail of its stderr, and the others still run. The exit status is 1 if any benchmark failed, any
+figure is missing from a script's output or any target was missed, and 0 otherwise.
+
+What it writes:
+
+- JSON (`--json`, default `artifacts/bench/results.json`; `results-quick.json` for a quick run): the machine, the
+  git commit, the UTC time, the command, and for every benchmark its raw JSON and each figure with its target and
+  whether it was met.
+- Markdown: the section of docs/benchmarks.md between `<!-- bench:begin -->` and `<!-- bench:end -->` is rewritten
+  with the machine, the commit, the date, the command and one table (benchmark | figure | target | measured | met);
+  the text outside the markers is left as it is. Only a full run (no `--quick`, no `--only`) rewrites
+  docs/benchmarks.md; `--markdown PATH` writes the section to PATH instead (into its markers, or a new file).
+
+The machine is shared with other work, which shows in latency tails first. `--only NAME ... --merge` re-runs some
+benchmarks alone and replaces their entries in the last full run's JSON (same machine; the re-run is noted, with its
+time, commit and load average), then rewrites docs/benchmarks.md from the merged results.
+
+`--quick` runs each script with small sizes (`quick_args`) so the suite takes seconds: a smoke test of the scripts
+and of this registry. Quick figures are not compared with targets, and only figures marked `quick=True` are read.
+
+Adding a benchmark
+------------------
+1. Write `bench/NAME_bench.py`: it prints one JSON object on stdout (progress, if any, on stderr) and exits 0 when it
+   ran. Give it options for small sizes, keeping the defaults at the figures the targets are about.
+2. Append a `Benchmark` to `BENCHMARKS` below: a short `name` (for `--only`), the `script`, its `args` for a full run
+   and `quick_args` for `--quick`, and one `Figure` per reported figure: a label, where the value is in the script's
+   JSON (a dotted path such as `"append.p99_ms"`, or a function of the JSON such as `percent("synthetic.rank")`), the
+   unit, and the target: `at_most(5.0)`, `at_least(50_000)`, `equals(0)` or none. `quick=False` marks a figure that
+   a quick run does not produce. A benchmark that needs a service names the environment variables it reads in
+   `requires_env` (for instance a PostgreSQL URL): without them it is reported as skipped, not failed. `timeout`
+   (seconds) bounds a run.
+3. Run `bench/run.py --quick --only NAME` to check the figures are found, then a full `bench/run.py` to refresh
+   docs/benchmarks.md, and add a hand-written section there saying what the benchmark measures and what limits it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+DOCS = ROOT / "docs" / "benchmarks.md"
+RESULTS = ROOT / "artifacts" / "bench" / "results.json"
+QUICK_RESULTS = ROOT / "artifacts" / "bench" / "results-quick.json"
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+STDERR_TAIL_LINES = 15
+
+Picker = Callable[[Mapping[str, Any]], Any]
+Op = Literal["<=", ">=", "=="]
+Status = Literal["met", "missed", "no target", "not compared", "missing"]
+
+
+# ---------------------------------------------------------------------------------------------------------- registry
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a figure must be: at most, at least, or exactly `value`."""
+
+    op: Op
+    value: float | bool
+
+    def met(self, measured: float | bool) -> bool:
+        if self.op == "<=":
+            return measured <= self.value
+        if self.op == ">=":
+            return measured >= self.value
+        return measured == self.value
+
+    def describe(self, unit: str) -> str:
+        if isinstance(self.value, bool):
+            return format_value(self.value, "")
+        sign = {"<=": "≤", ">=": "≥", "==": "="}[self.op]
+        return f"{sign} {format_value(self.value, unit)}"
+
+
+def at_most(value: float) -> Target:
+    return Target("<=", value)
+
+
+def at_least(value: float) -> Target:
+    return Target(">=", value)
+
+
+def equals(value: float | bool) -> Target:
+    return Target("==", value)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure a benchmark reports: where it is in the script's JSON, its unit and its target (None: no target)."""
+
+    label: str
+    pick: str | Picker
+    unit: str = ""
+    target: Target | None = None
+    quick: bool = True  # a --quick run of the script reports it too
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A script of bench/ and the figures read from its JSON."""
+
+    name: str
+    script: str
+    figures: tuple[Figure, ...]
+    args: tuple[str, ...] = ()
+    quick_args: tuple[str, ...] = ()
+    requires_env: tuple[str, ...] = ()
+    timeout: float = 900.0
+
+
+def percent(path: str) -> Picker:
+    """A picker for a fraction in the JSON (0.995), as a percentage (99.5)."""
+    return lambda raw: 100 * dig(raw, path)
+
+
+SERIAL_LINKS = ("smart-shoe@9600", "smart-shoe@115200", "line@9600", "line@115200")
+
+BENCHMARKS: tuple[Benchmark, ...] = (
+    Benchmark("odds", "odds_bench.py", quick_args=("--repeats", "3", "--shoes", "2"), figures=(
+        Figure("exact analysis of every bet, full 8-deck shoe, median", "full_8_decks_ms.median", "ms", at_most(500)),
+        Figure("exact analysis, depleted shoe (60 cards out), median", "depleted_ms.median", "ms", at_most(50)),
+    )),
+    Benchmark("engine", "engine_bench.py", quick_args=("--shoes", "2"), figures=(
+        Figure("rounds/s through the procedure engine in memory", "engine.rounds_per_second", "rounds/s",
+               at_least(5_000)),
+        Figure("rounds/s through TableService, hash-chained memory log", "service_with_log.rounds_per_second",
+               "rounds/s"),
+        Figure("log replay into a table (SQLite)", "replay.replay_events_per_second", "events/s", at_least(50_000)),
+        Figure("audit: hash chain + replay + result checks", "replay.audit_events_per_second", "events/s"),
+        Figure("card command → durable on SQLite, p99", "card_to_durable_ms.p99", "ms", at_most(5)),
+        Figure("card command → durable on SQLite, p50", "card_to_durable_ms.p50", "ms"),
+    )),
+    Benchmark("store", "store_bench.py", quick_args=("--appends", "200", "--replay", "5000"), figures=(
+        Figure("append one record, durable, p99", "append.p99_ms", "ms", at_most(5)),
+        Figure("append one record, durable, p50", "append.p50_ms", "ms"),
+        Figure("read + verify the hash chain of 100,000 records", "replay.events_per_s", "events/s", at_least(50_000)),
+    )),
+    Benchmark("serial", "serial_bench.py", quick_args=("--frames", "40"), figures=tuple(
+        Figure(f"{link} baud: frame → card report beyond wire time, p99", f"{link}.overhead_p99_ms", "ms", at_most(1))
+        for link in SERIAL_LINKS
+    )),
+    Benchmark("camera", "camera_bench.py", quick_args=("--quick", "--frames", "3", "--synthetic-frames", "6",
+                                                       "--repeats", "1"), figures=(
+        Figure("1280×720 frame, 6 cards, read anywhere, median", "time_per_frame_ms.studio_anywhere.median", "ms",
+               at_most(10)),
+        Figure("1280×720 frame, 6 cards, read anywhere, p90", "time_per_frame_ms.studio_anywhere.p90", "ms"),
+        Figure("1280×720 frame, read in two zones, median", "time_per_frame_ms.studio_in_zones.median", "ms",
+               at_most(10)),
+        Figure("synthetic frames, rank and suit right", percent("synthetic.rank_and_suit"), "%", at_least(99.5)),
+        Figure("held-out real photos, rank and suit right", percent("real_top_down.held_out.rank_and_suit"), "%",
+               at_least(95)),
+        Figure("real photos, 5-fold cross-validation, rank right", percent("real_top_down.cross_validated.rank"),
+               "%", quick=False),
+        Figure("real photos, 5-fold cross-validation, suit right", percent("real_top_down.cross_validated.suit"),
+               "%", quick=False),
+    )),
+    Benchmark("feed", "feed_bench.py", quick_args=("--subscribers", "20", "--cards", "10"), figures=(
+        Figure("card read → each of 1,000 subscribers, p99", "card_to_subscriber_ms.p99", "ms", at_most(100)),
+        Figure("card read → each of 1,000 subscribers, p50", "card_to_subscriber_ms.p50", "ms"),
+        Figure("messages lost", "messages_lost", "", equals(0)),
+        Figure("messages duplicated", "messages_duplicated", "", equals(0)),
+        Figure("subscribers that got messages out of order", "subscribers_out_of_order", "", equals(0)),
+        Figure("server CPU per delivered message", "server_cpu_us_per_delivery", "µs"),
+    )),
+    Benchmark("settlement", "settlement_bench.py", quick_args=("--bets", "500", "--players", "100"), figures=(
+        Figure("settle 10,000 bets from 2,000 players (SQLite)", "settle_seconds", "s", at_most(1)),
+        Figure("place one bet (its own durable transaction)", "place_ms_per_bet", "ms"),
+        Figure("every balance equals its ledger", "balances_equal_ledger", "", equals(True)),
+    )),
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------------------- figures
+
+
+class FigureMissing(LookupError):
+    """A figure's path leads nowhere in the script's JSON."""
+
+
+def dig(raw: Any, path: str) -> Any:
+    """The value at a dotted path ("append.p99_ms"; a number indexes a list) in a script's JSON."""
+    value = raw
+    for key in path.split("."):
+        try:
+            value = value[int(key)] if isinstance(value, list) else value[key]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise FigureMissing(f"no {path!r} in the output (stopped at {key!r})") from None
+    return value
+
+
+def extract(figure: Figure, raw: Mapping[str, Any]) -> Any:
+    """The figure's value in a script's JSON; FigureMissing if it is not there or not a number (or a boolean)."""
+    if isinstance(figure.pick, str):
+        value = dig(raw, figure.pick)
+    else:
+        try:
+            value = figure.pick(raw)
+        except (LookupError, TypeError, ValueError) as error:
+            raise FigureMissing(f"{figure.label}: {error}") from None
+    if value is None and figure.target is None:
+        return None  # an optional figure the script could not measure here
+    if not isinstance(value, int | float):  # bool is an int
+        raise FigureMissing(f"{figure.label}: expected a number, found {value!r}")
+    return value
+
+
+def judge(figure: Figure, value: Any, quick: bool) -> Status:
+    """Compare a figure's value with its target; quick figures are never compared."""
+    if quick:
+        return "not compared"
+    if figure.target is None:
+        return "no target"
+    return "met" if figure.target.met(value) else "missed"
+
+
+@dataclass
+class FigureResult:
+    figure: Figure
+    value: Any
+    status: Status
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        target = self.figure.target
+        return {
+            "label": self.figure.label,
+            "unit": self.figure.unit,
+            "value": self.value,
+            "target": None if target is None else {"op": target.op, "value": target.value},
+            "status": self.status,
+            "error": self.error,
+        }
+
+
+def evaluate(benchmark: Benchmark, raw: Mapping[str, Any], quick: bool) -> list[FigureResult]:
+    """Every figure of a benchmark (only those a quick run reports, when quick), picked and judged."""
+    results = []
+    for figure in benchmark.figures:
+        if quick and not figure.quick:
+            continue
+        try:
+            value = extract(figure, raw)
+        except FigureMissing as error:
+            results.append(FigureResult(figure, None, "missing", str(error)))
+            continue
+        results.append(FigureResult(figure, value, judge(figure, value, quick)))
+    return results
+
+
+# ---------------------------------------------------------------------------------------------------------- running
+
+
+@dataclass
+class BenchmarkResult:
+    benchmark: Benchmark
+    status: Literal["ok", "failed", "skipped"]
+    command: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    exit_code: int | None = None
+    raw: dict[str, Any] | None = None
+    figures: list[FigureResult] = field(default_factory=list)
+    error: str | None = None
+    stderr_tail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.benchmark.name,
+            "script": f"bench/{self.benchmark.script}",
+            "command": self.command,
+            "status": self.status,
+            "seconds": round(self.seconds, 2),
+            "exit_code": self.exit_code,
+            "error": self.error,
+            "stderr_tail": self.stderr_tail,
+            "figures": [figure.to_json() for figure in self.figures],
+            "raw": self.raw,
+        }
+
+
+def tail(text: str, lines: int = STDERR_TAIL_LINES) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def run_process(command: Sequence[str], cwd: Path, timeout: float) -> tuple[int | None, str, str]:
+    """Run a command in its own process group; (exit code, stdout, stderr), exit code None if it timed out. The whole
+    group is killed on a timeout or an interrupt, so a server a benchmark started does not outlive it."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as process:  # fmt: skip
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(process.pid)
+            stdout, stderr = process.communicate()
+            return None, stdout, stderr
+        except BaseException:
+            kill_group(process.pid)
+            raise
+        return process.returncode, stdout, stderr
+
+
+def kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def parse_output(stdout: str) -> dict[str, Any]:
+    """The one JSON object a script prints; ValueError naming what came instead."""
+    try:
+        value = json.loads(stdout)
+    except json.JSONDecodeError as error:
+        shown = stdout.strip()[:200] or "nothing"
+        raise ValueError(f"did not print one JSON object ({error.msg}): {shown!r}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"printed JSON that is not an object: {type(value).__name__}")
+    return value
+
+
+def run_benchmark(benchmark: Benchmark, quick: bool, bench_dir: Path | None = None) -> BenchmarkResult:
+    """Run one benchmark's script (from `bench_dir`, default bench/, with its parent as the working directory) and
+    judge its figures; a failing script is reported in the result, never raised."""
+    bench_dir = bench_dir or BENCH
+    missing_env = [name for name in benchmark.requires_env if not os.environ.get(name)]
+    if missing_env:
+        return BenchmarkResult(benchmark, "skipped", error=f"needs {', '.join(missing_env)} in the environment")
+    command = [sys.executable, str(bench_dir / benchmark.script), *(benchmark.quick_args if quick else benchmark.args)]
+    started = time.perf_counter()
+    exit_code, stdout, stderr = run_process(command, bench_dir.parent, benchmark.timeout)
+    result = BenchmarkResult(benchmark, "ok", command, time.perf_counter() - started, exit_code,
+                             stderr_tail=tail(stderr))  # fmt: skip
+    if exit_code is None:
+        result.status, result.error = "failed", f"timed out after {format_number(benchmark.timeout)} s"
+        return result
+    try:
+        result.raw = parse_output(stdout)
+    except ValueError as error:
+        result.status, result.error = "failed", f"exit status {exit_code}, {error}"
+        return result
+    result.figures = evaluate(benchmark, result.raw, quick)  # even from a failed run: they show what went wrong
+    if exit_code != 0:
+        result.status, result.error = "failed", f"exit status {exit_code}"
+    return result
+
+
+# ---------------------------------------------------------------------------------------------------------- context
+
+
+def read_proc(path: str) -> dict[str, str]:
+    """The "key: value" lines of a /proc file (first occurrence of each key); empty where there is no /proc."""
+    fields: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path(path).read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    return fields
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    memory_kb = read_proc("/proc/meminfo").get("MemTotal", "0 kB").split()[0]
+    try:
+        os_name = platform.freedesktop_os_release().get("PRETTY_NAME", platform.system())
+    except OSError:
+        os_name = platform.system()
+    return {
+        "cpu": read_proc("/proc/cpuinfo").get("model name") or platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "memory_gib": round(int(memory_kb) / 1024**2, 1),
+        "python": platform.python_version(),
+        "os": f"{os_name}, {platform.system()} {platform.release()}",
+        "load_average": [round(load, 2) for load in os.getloadavg()],
+    }
+
+
+def git_commit(root: Path = ROOT) -> str:
+    """The checkout's short commit, with "-dirty" when anything differs from it; "unknown" outside a git checkout."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "--no-optional-locks", *args], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()  # fmt: skip
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = bool(git("status", "--porcelain"))
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{commit}-dirty" if dirty else commit
+
+
+# ---------------------------------------------------------------------------------------------------------- output
+
+
+def format_number(value: float | bool) -> str:
+    """Three significant digits, whole numbers from 100 up with thousands separators; booleans as yes/no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return str(value) if isinstance(value, int) else f"{value:.3g}"
+
+
+def format_value(value: Any, unit: str) -> str:
+    if value is None:
+        return "—"
+    number = format_number(value)
+    if not unit or isinstance(value, bool):
+        return number
+    return f"{number}{unit}" if unit == "%" else f"{number} {unit}"
+
+
+MET_CELLS: dict[Status, str] = {"met": "yes", "missed": "**no**", "no target": "—", "not compared": "not compared",
+                                "missing": "**missing**"}  # fmt: skip
+
+
+def cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def target_text(figure: Mapping[str, Any]) -> str:
+    """A figure's target as the table shows it ("≤ 5 ms"), from its JSON form; "—" for none."""
+    target = figure["target"]
+    return "—" if target is None else Target(target["op"], target["value"]).describe(figure["unit"])
+
+
+def problems(entry: Mapping[str, Any]) -> list[str]:
+    """Why a benchmark (its JSON entry) fails the run: the script failed, a figure is missing, a target was missed."""
+    name = entry["name"]
+    found = [f"{name}: failed: {entry['error']}"] if entry["status"] == "failed" else []
+    for figure in entry["figures"]:
+        if figure["status"] == "missing":
+            found.append(f"{name}: {figure['error']}")
+        elif figure["status"] == "missed":
+            measured = format_value(figure["value"], figure["unit"])
+            found.append(f"{name}: {figure['label']}: {measured}, target {target_text(figure)}")
+    return found
+
+
+def table_rows(entry: Mapping[str, Any]) -> list[str]:
+    """The table rows of one benchmark: a row saying why it failed or was skipped, then one row per figure."""
+    name, status = entry["name"], entry["status"]
+    rows = [f"| {name} | {cell(status + ': ' + (entry['error'] or ''))} | | | **{status}** |"] if status != "ok" else []
+    for figure in entry["figures"]:
+        measured = format_value(figure["value"], figure["unit"])
+        met = MET_CELLS[figure["status"]]
+        rows.append(f"| {name} | {cell(figure['label'])} | {target_text(figure)} | {measured} | {met} |")
+    return rows
+
+
+def verdict(report: Mapping[str, Any]) -> str:
+    if report["quick"]:
+        note = "Quick run (`--quick`): small sizes, a smoke test only; the figures are not compared with the targets."
+        return note + (f" Problems: {'; '.join(report['problems'])}." if report["problems"] else "")
+    targets = sum(1 for entry in report["benchmarks"] for figure in entry["figures"] if figure["target"] is not None)
+    if not report["problems"]:
+        return f"Every target met ({targets} figures with a target)."
+    listed = "".join(f"\n- {cell(problem)}" for problem in report["problems"])
+    return f"Not met ({len(report['problems'])}; the sections below explain what limits each):\n{listed}"
+
+
+GENERATED_NOTE = "<!-- Generated by bench/run.py: change its registry, not this section; text outside it is kept. -->"
+
+
+def rerun_line(rerun: Mapping[str, Any]) -> str:
+    names = ", ".join(rerun["benchmarks"])
+    return (f"Re-run alone afterwards, figures replaced: {names}, {rerun['time_utc']}, commit `{rerun['commit']}`, "
+            f"load average {rerun['load_average'][0]}: `{rerun['command']}`.")  # fmt: skip
+
+
+def markdown_section(report: Mapping[str, Any]) -> str:
+    """The generated part of docs/benchmarks.md, without the markers, from the JSON report."""
+    host = report["machine"]
+    lines = [
+        GENERATED_NOTE,
+        "",
+        f"Measured on {host['cpu']} ({host['cores']} cores, {host['memory_gib']} GiB), Python {host['python']}, "
+        f"{host['os']}; load average {host['load_average'][0]} at the start.",
+        f"Commit `{report['commit']}`, {report['time_utc']}. Command: `{report['command']}`; every raw figure is in "
+        f"`{report['results_file']}` of that run.",
+        *(rerun_line(rerun) for rerun in report.get("reruns", ())),
+        "",
+        "| benchmark | figure | target | measured | met |",
+        "|---|---|---|---|---|",
+        *(row for entry in report["benchmarks"] for row in table_rows(entry)),
+        "",
+        verdict(report),
+    ]
+    return "\n".join(lines)
+
+
+class MergeError(ValueError):
+    """The results of this run cannot be merged into the previous ones."""
+
+
+def check_mergeable(previous: Mapping[str, Any], host: Mapping[str, Any]) -> None:
+    """MergeError unless the previous results are a full run's on a machine like this one."""
+    if previous.get("quick", True):
+        raise MergeError("the previous results are a quick run's (or not a run's): merge into a full run only")
+    before = previous["machine"]
+    if (before["cpu"], before["cores"]) != (host["cpu"], host["cores"]):
+        raise MergeError(f"the previous results are from another machine ({before['cpu']}, {before['cores']} cores)")
+
+
+def merge(previous: Mapping[str, Any], report: Mapping[str, Any]) -> dict[str, Any]:
+    """The previous full run with the benchmarks of this run replacing (or joining) its entries, and this run noted
+    in its `reruns`: how a benchmark spoiled by other work on the machine is re-run alone and kept."""
+    check_mergeable(previous, report["machine"])
+    names = [entry["name"] for entry in report["benchmarks"]]
+    order = [benchmark.name for benchmark in BENCHMARKS]
+    entries = [entry for entry in previous["benchmarks"] if entry["name"] not in names] + list(report["benchmarks"])
+    entries.sort(key=lambda entry: order.index(entry["name"]) if entry["name"] in order else len(order))
+    rerun = {"benchmarks": names, "time_utc": report["time_utc"], "commit": report["commit"],
+             "command": report["command"], "load_average": report["machine"]["load_average"]}  # fmt: skip
+    return {**previous, "benchmarks": entries, "reruns": [*previous.get("reruns", ()), rerun]}
+
+
+class MarkersMissing(ValueError):
+    """The Markdown file has no generated section to rewrite."""
+
+
+def replace_section(text: str, section: str) -> str:
+    """The text with everything between the begin and end markers replaced by the section; the rest untouched."""
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < 0 or end < start:
+        raise MarkersMissing(f"expected {BEGIN} and then {END} around the generated section")
+    return text[: start + len(BEGIN)] + "\n" + section.strip("\n") + "\n" + text[end:]
+
+
+def check_markdown(path: Path) -> None:
+    """Fail before any benchmark runs if an existing Markdown file cannot take the section."""
+    if path.exists():
+        try:
+            replace_section(path.read_text(encoding="utf-8"), "")
+        except MarkersMissing as error:
+            raise MarkersMissing(f"{path}: {error}") from None
+
+
+def write_markdown(path: Path, section: str) -> None:
+    """Rewrite the section between the markers of `path`, or create `path` holding only the marked section."""
+    if path.exists():
+        text = replace_section(path.read_text(encoding="utf-8"), section)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = f"{BEGIN}\n{section.strip()}\n{END}\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def shown_path(path: Path) -> str:
+    """A path as the docs show it: relative to the repository root when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def write_json(path: Path, report: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------------------- command
+
+
+def parse_args(argv: Sequence[str] | None, prog: str) -> argparse.Namespace:
+    names = [benchmark.name for benchmark in BENCHMARKS]
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Run the benchmarks of bench/, compare every figure with its target, write JSON and Markdown.",
+        epilog=f"benchmarks: {', '.join(names)}. How to add one: the docstring of bench/run.py.",
+    )
+    parser.add_argument("--only", nargs="+", action="extend", metavar="NAME", help="run only these benchmarks")
+    parser.add_argument("--quick", action="store_true", help="small sizes, a smoke test: no target is compared")
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="replace these benchmarks' entries in the previous full results and rewrite the Markdown from them",
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="PATH",
+        help="results file (default: artifacts/bench/results.json; quick: ...-quick.json)",
+    )
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="PATH",
+        help="write the section here (default: docs/benchmarks.md, full runs only)",
+    )
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.only or ()) - set(names))
+    if unknown:
+        parser.error(f"unknown benchmark {', '.join(unknown)}: choose from {', '.join(names)}")
+    if args.merge and args.quick:
+        parser.error("--merge: quick figures are never merged into a full run's")
+    return args
+
+
+def run_all(chosen: Sequence[Benchmark], quick: bool) -> list[dict[str, Any]]:
+    """Run the benchmarks one after the other, reporting progress on stderr; their JSON entries."""
+    if quick:
+        print("quick run: small sizes, figures not compared with targets", file=sys.stderr)
+    entries = []
+    for number, benchmark in enumerate(chosen, 1):
+        print(f"[{number}/{len(chosen)}] {benchmark.name} (bench/{benchmark.script}) ...", file=sys.stderr, flush=True)
+        result = run_benchmark(benchmark, quick)
+        print(f"    {result.status} in {result.seconds:.1f} s" + (f": {result.error}" if result.error else ""),
+              file=sys.stderr, flush=True)  # fmt: skip
+        if result.status == "failed" and result.stderr_tail:
+            print("    " + result.stderr_tail.replace("\n", "\n    "), file=sys.stderr)
+        entries.append(result.to_json())
+    return entries
+
+
+def read_previous(path: Path) -> dict[str, Any]:
+    try:
+        previous: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise MergeError(f"no previous results to merge into ({path}: {error}); run the whole suite first") from None
+    return previous
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "bench/run.py") -> int:
+    """Run the chosen benchmarks; 0 when every one ran and met its targets, 1 otherwise, 2 for a usage problem found
+    before running (a Markdown file without markers, nothing to merge into)."""
+    args = parse_args(argv, prog)
+    chosen = [benchmark for benchmark in BENCHMARKS if not args.only or benchmark.name in args.only]
+    full = not args.quick and (not args.only or args.merge)
+    markdown = args.markdown or (DOCS if full else None)
+    json_path = args.json or (QUICK_RESULTS if args.quick else RESULTS)
+    host = machine()
+    try:
+        previous = read_previous(json_path) if args.merge else None
+        if previous is not None:
+            check_mergeable(previous, host)
+        if markdown is not None:
+            check_markdown(markdown)
+    except (MarkersMissing, MergeError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    runner = f"python {prog}" if prog.endswith(".py") else prog
+    report: dict[str, Any] = {
+        "machine": host,
+        "commit": git_commit(),
+        "command": " ".join([runner, *(argv if argv is not None else sys.argv[1:])]),
+        "quick": args.quick,
+        "time_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "results_file": shown_path(json_path),
+        "benchmarks": run_all(chosen, args.quick),
+    }
+    if previous is not None:
+        report = merge(previous, report)
+    found = [problem for entry in report["benchmarks"] for problem in problems(entry)]
+    report |= {"ok": not found, "problems": found}
+    write_json(json_path, report)
+    section = markdown_section(report)
+    if markdown is not None:
+        write_markdown(markdown, section)
+    print(section.split("\n", 2)[2])  # the table and the verdict, without the generated-section comment
+    print(f"\nresults: {json_path}" + (f"; Markdown: {markdown}" if markdown else ""))
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
