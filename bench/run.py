@@ -35,7 +35,8 @@ Adding a benchmark
    JSON (a dotted path such as `"append.p99_ms"`, or a function of the JSON such as `percent("synthetic.rank")`), the
    unit, and the target: `at_most(5.0)`, `at_least(50_000)`, `equals(0)` or none. `quick=False` marks a figure that
    a quick run does not produce. A benchmark that needs a service names the environment variables it reads in
-   `requires_env` (for instance a PostgreSQL URL): without them it is reported as skipped, not failed. `timeout`
+   `requires_env` (for instance a PostgreSQL URL), which its arguments may use as `{NAME}`: without them it is
+   reported as skipped, not failed. `timeout`
    (seconds) bounds a run.
 3. Run `bench/run.py --quick --only NAME` to check the figures are found, then a full `bench/run.py` to refresh
    docs/benchmarks.md, and add a hand-written section there saying what the benchmark measures and what limits it.
@@ -136,6 +137,16 @@ def percent(path: str) -> Picker:
     return lambda raw: 100 * dig(raw, path)
 
 
+POSTGRES = "STUDIO_BENCH_POSTGRES"  # a PostgreSQL URL to benchmark on (a database the benchmarks may write to)
+LOAD_FIGURES = (
+    Figure("20 tables at 10× speed, 2,000 subscribers, 10 min: messages lost", "lost", "", equals(0)),
+    Figure("messages duplicated", "duplicated", "", equals(0)),
+    Figure("messages out of order", "out_of_order", "", equals(0)),
+    Figure("record logged → subscriber, p50", "latency_ms.p50", "ms"),
+    Figure("record logged → subscriber, p99", "latency_ms.p99", "ms", at_most(100)),
+    Figure("studio process memory, peak", "memory_mb.studio.peak", "MB"),
+)
+
 SERIAL_LINKS = ("smart-shoe@9600", "smart-shoe@115200", "line@9600", "line@115200")
 
 BENCHMARKS: tuple[Benchmark, ...] = (
@@ -185,11 +196,30 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         Figure("subscribers that got messages out of order", "subscribers_out_of_order", "", equals(0)),
         Figure("server CPU per delivered message", "server_cpu_us_per_delivery", "µs"),
     )),
+    Benchmark("store-postgresql", "store_bench.py", requires_env=(POSTGRES,), args=("--database", f"{{{POSTGRES}}}"),
+              quick_args=("--database", f"{{{POSTGRES}}}", "--appends", "200", "--replay", "5000"), figures=(
+        Figure("PostgreSQL: append one record, durable, p99", "append.p99_ms", "ms", at_most(5)),
+        Figure("PostgreSQL: append one record, durable, p50", "append.p50_ms", "ms"),
+        Figure("PostgreSQL: read + verify the hash chain of 100,000 records", "replay.events_per_s", "events/s",
+               at_least(50_000)),
+    )),
     Benchmark("settlement", "settlement_bench.py", quick_args=("--bets", "500", "--players", "100"), figures=(
         Figure("settle 10,000 bets from 2,000 players (SQLite)", "settle_seconds", "s", at_most(1)),
         Figure("place one bet (its own durable transaction)", "place_ms_per_bet", "ms"),
         Figure("every balance equals its ledger", "balances_equal_ledger", "", equals(True)),
     )),
+    Benchmark("settlement-postgresql", "settlement_bench.py", requires_env=(POSTGRES,),
+              args=("--database", f"{{{POSTGRES}}}"),
+              quick_args=("--database", f"{{{POSTGRES}}}", "--bets", "500", "--players", "100"), figures=(
+        Figure("PostgreSQL: settle 10,000 bets from 2,000 players", "settle_seconds", "s", at_most(1)),
+        Figure("PostgreSQL: place one bet (its own durable transaction)", "place_ms_per_bet", "ms"),
+        Figure("every balance equals its ledger", "balances_equal_ledger", "", equals(True)),
+    )),
+    Benchmark("load", "load_test.py", timeout=1_200, quick_args=("--tables", "3", "--subscribers", "60", "--minutes",
+                                                                 "0.33"), figures=LOAD_FIGURES),
+    Benchmark("load-redis", "load_test.py", args=("--feed-servers", "2"), timeout=1_200,
+              quick_args=("--tables", "3", "--subscribers", "60", "--minutes", "0.33", "--feed-servers", "2"),
+              figures=LOAD_FIGURES),
 )  # fmt: skip
 
 
@@ -346,7 +376,10 @@ def run_benchmark(benchmark: Benchmark, quick: bool, bench_dir: Path | None = No
     missing_env = [name for name in benchmark.requires_env if not os.environ.get(name)]
     if missing_env:
         return BenchmarkResult(benchmark, "skipped", error=f"needs {', '.join(missing_env)} in the environment")
-    command = [sys.executable, str(bench_dir / benchmark.script), *(benchmark.quick_args if quick else benchmark.args)]
+    args = benchmark.quick_args if quick else benchmark.args
+    if benchmark.requires_env:  # "{NAME}" in an argument is the value of that environment variable
+        args = tuple(arg.format_map(os.environ) for arg in args)
+    command = [sys.executable, str(bench_dir / benchmark.script), *args]
     started = time.perf_counter()
     exit_code, stdout, stderr = run_process(command, bench_dir.parent, benchmark.timeout)
     result = BenchmarkResult(benchmark, "ok", command, time.perf_counter() - started, exit_code,

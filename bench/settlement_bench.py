@@ -11,6 +11,7 @@ import json
 import random
 import tempfile
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,6 +33,12 @@ def main() -> None:
     parser.add_argument("--dir", help="folder for the database (default: a temporary one)")
     parser.add_argument("--bets", type=int, default=BETS, help=f"bets in the round (default: {BETS})")
     parser.add_argument("--players", type=int, default=PLAYERS, help=f"players placing them (default: {PLAYERS})")
+    parser.add_argument(
+        "--database",
+        metavar="URL",
+        help="another database, e.g. postgresql+psycopg://studio@db/bench "
+        "(default: a SQLite file in a temporary folder); each run uses players and a round of its own",
+    )
     args = parser.parse_args()
     if not 1 <= args.players <= args.bets:
         parser.error("--players: at least 1 and at most --bets")
@@ -39,18 +46,19 @@ def main() -> None:
     rng = random.Random(5)
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         clock = ManualClock(datetime(2026, 11, 29, 12, tzinfo=UTC))
-        wallets = WalletStore(f"sqlite:///{Path(folder) / 'ledger.db'}", clock)
+        wallets = WalletStore(args.database or f"sqlite:///{Path(folder) / 'ledger.db'}", clock)
         betting = BettingService("T1", wallets, table.limits, table.pay_table, clock)
-        players = [f"player-{n:04d}" for n in range(args.players)]
+        run = uuid.uuid4().hex[:8]
+        players = [f"player-{run}-{n:04d}" for n in range(args.players)]
         for player in players:
             wallets.deposit(player, "gs1", 1_000_000)
-        game_id = "T1-20261129-120000-0001"
+        game_id = f"T1-20261129-120000-{run}"
         start = time.perf_counter()
         for n in range(args.bets):  # placed straight into the ledger: this benchmark times settlement
             bet_type = rng.choice(list(BetType))
             limit = table.limits.bets[bet_type]
             stake = rng.randint(limit.minimum, limit.maximum) // 100 * 100
-            wallets.place(PlacedBet(f"bet-{n}", "gs1", players[n % args.players], "T1", game_id, bet_type, stake))
+            wallets.place(PlacedBet(f"bet-{run}-{n}", "gs1", players[n % args.players], "T1", game_id, bet_type, stake))
         placing = time.perf_counter() - start
         result = outcome(parse_cards("QH 2C"), parse_cards("9D 9S"))  # Banker natural 8 with a pair of nines
         start = time.perf_counter()

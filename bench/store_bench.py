@@ -16,11 +16,13 @@ import sqlite3
 import statistics
 import tempfile
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy
+from sqlalchemy.engine import make_url
 
 from studio.chain import canonical_json, verify_chain
 from studio.ports import NewRecord
@@ -57,14 +59,15 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[index]
 
 
-def bench_append(folder: Path, count: int) -> dict[str, Any]:
-    with SqlEventStore(f"sqlite:///{folder / 'append.db'}") as store:
-        store.append("warm-up", [card_event(0)], 0)  # connection, table and statement caches
+def bench_append(url: str, count: int) -> dict[str, Any]:
+    stream = f"table-{uuid.uuid4().hex[:8]}"  # a stream of its own: a database given with --database may be reused
+    with SqlEventStore(url) as store:
+        store.append(f"warm-up-{stream}", [card_event(0)], 0)  # connection, table and statement caches
         latencies: list[float] = []
         for seq in range(count):
             item = card_event(seq)
             start = time.perf_counter()
-            store.append("table-1", [item], expected_seq=seq)
+            store.append(stream, [item], expected_seq=seq)
             latencies.append((time.perf_counter() - start) * 1000)
     latencies.sort()
     p99 = percentile(latencies, 0.99)
@@ -80,16 +83,16 @@ def bench_append(folder: Path, count: int) -> dict[str, Any]:
     }
 
 
-def bench_replay(folder: Path, count: int) -> dict[str, Any]:
-    url = f"sqlite:///{folder / 'replay.db'}"
+def bench_replay(url: str, count: int) -> dict[str, Any]:
+    stream = f"table-{uuid.uuid4().hex[:8]}"
     with SqlEventStore(url) as store:
         seq = 0
         while seq < count:  # filled in batches: only the replay is timed
             size = min(5_000, count - seq)
-            seq += len(store.append("table-1", [card_event(i) for i in range(seq, seq + size)], expected_seq=seq))
+            seq += len(store.append(stream, [card_event(i) for i in range(seq, seq + size)], expected_seq=seq))
     with SqlEventStore(url) as store:  # a fresh instance, as after a restart
         start = time.perf_counter()
-        verdict = verify_chain(store.read("table-1"))
+        verdict = verify_chain(store.read(stream))
         seconds = time.perf_counter() - start
     if not verdict.ok or verdict.records != count:
         raise SystemExit(f"replay did not verify: {verdict}")
@@ -108,16 +111,25 @@ def main() -> None:
     parser.add_argument("--appends", type=int, default=2_000)
     parser.add_argument("--replay", type=int, default=100_000)
     parser.add_argument("--dir", type=Path, default=None, help="folder for the temporary database files")
+    parser.add_argument(
+        "--database",
+        metavar="URL",
+        help="another database, e.g. postgresql+psycopg://studio@db/bench "
+        "(default: SQLite files in a temporary folder); each run writes streams of its own there",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="store-bench-") as folder:
+        append_url = args.database or f"sqlite:///{Path(folder) / 'append.db'}"
+        replay_url = args.database or f"sqlite:///{Path(folder) / 'replay.db'}"
         result = {
-            "benchmark": "event store (SQLite, WAL, synchronous=FULL)",
+            "benchmark": "event store " + ("(SQLite, WAL, synchronous=FULL)" if args.database is None else
+                                           f"({make_url(args.database).get_backend_name()})"),
             "python": platform.python_version(),
             "sqlite": sqlite3.sqlite_version,
             "sqlalchemy": sqlalchemy.__version__,
-            "append": bench_append(Path(folder), args.appends),
-            "replay": bench_replay(Path(folder), args.replay),
-        }
+            "append": bench_append(append_url, args.appends),
+            "replay": bench_replay(replay_url, args.replay),
+        }  # fmt: skip
     print(json.dumps(result, indent=2))
 
 

@@ -60,9 +60,12 @@ def postgres_bin() -> Path | None:
 
 
 class PostgresServer:
-    """A PostgreSQL cluster in `folder`, listening on 127.0.0.1:`port` with trust authentication for user `studio`."""
+    """A PostgreSQL cluster in `folder`, listening on 127.0.0.1:`port` with trust authentication for user `studio`.
+    Tests run it without fsync (a crash of the server is not what they test); `durable=True` keeps PostgreSQL's
+    defaults, for benchmarks."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, durable: bool = False) -> None:
+        self.durable = durable
         bin_dir = postgres_bin()
         if bin_dir is None:
             raise RuntimeError("no PostgreSQL server: run scripts/ensure-system (installs Debian's postgresql)")
@@ -91,7 +94,7 @@ class PostgresServer:
             self.process = subprocess.Popen(
                 [*self._as_user, str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port),
                  "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.folder}",
-                 "-c", "fsync=off", "-c", "max_connections=200"],
+                 "-c", f"fsync={'on' if self.durable else 'off'}", "-c", "max_connections=200"],
                 stdout=log, stderr=subprocess.STDOUT,
             )  # fmt: skip
         _wait_for_port(self.port, self.process, "postgres", self.log)

@@ -360,3 +360,25 @@ def test_an_unreachable_location_is_a_store_error(tmp_path: Path) -> None:
         SqlEventStore("not a url")
     with pytest.raises(StoreError, match="nosuchdb"):
         SqlEventStore("nosuchdb://somewhere/events")
+
+
+@pytest.mark.parametrize("after", [0, 3, 7])
+def test_reading_runs_across_pages_exactly(store: EventStore, monkeypatch: pytest.MonkeyPatch, after: int) -> None:
+    monkeypatch.setattr("studio.store_sql.READ_PAGE", 4)  # pages of 4 records: 17 records make five of them
+    store.append("table-1", batch(17), 0)
+    assert [record.seq for record in store.read("table-1", after=after)] == list(range(after + 1, 18))
+
+
+def test_a_row_deleted_behind_the_stores_back_is_read_past_and_the_chain_shows_the_gap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("studio.store_sql.READ_PAGE", 4)
+    url = sqlite_url(tmp_path)
+    with SqlEventStore(url) as store:
+        store.append("table-1", batch(17), 0)
+    with closing(sqlite3.connect(tmp_path / "data" / "events.db")) as db, db:
+        db.execute("DELETE FROM event_log WHERE seq IN (6, 7, 8, 9, 10)")  # a whole page and more
+    with SqlEventStore(url) as store:
+        records = list(store.read("table-1"))
+    assert [record.seq for record in records] == [1, 2, 3, 4, 5, 11, 12, 13, 14, 15, 16, 17]
+    assert not verify_chain(records).ok
