@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ POLL = 0.5  # seconds between two reads of the log while Redis is down (feed ser
 PENDING_LIMIT = 50_000  # messages waiting for Redis before the forwarder gives up on them and resyncs from the log
 PAGE = 1_000
 BLOCK_MS = 1_000  # how long one XREAD waits for new entries
+ANNOUNCE_REFRESH = 1.0  # seconds between two reads of the announced tables
 DUPLICATE = "equal or smaller than the target stream top item"  # Redis's refusal of an id it already has
 
 
@@ -240,9 +242,12 @@ class RedisFeedServer:
                         tailer.frontier, tailer.held = None, []
 
     async def _read_redis(self) -> None:
+        announced_at = -ANNOUNCE_REFRESH
         while True:
-            announced: Any = await self.redis.smembers(TABLES_KEY)
-            self._known |= set(announced)
+            if time.monotonic() - announced_at >= ANNOUNCE_REFRESH:  # tables that started since the last look
+                announced: Any = await self.redis.smembers(TABLES_KEY)
+                self._known |= set(announced)
+                announced_at = time.monotonic()
             if not self.tailers:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), BLOCK_MS / 1000)
