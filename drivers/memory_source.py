@@ -25,7 +25,10 @@ class MemorySource:
         unknown = sorted(set(options) - {"failing_opens"})
         if unknown:
             raise ConfigError(f"source {source_id!r}: unknown setting {', '.join(unknown)}")
-        return cls(source_id, int(options.get("failing_opens", 0)))
+        failing_opens = options.get("failing_opens", 0)
+        if isinstance(failing_opens, bool) or not isinstance(failing_opens, int) or failing_opens < 0:
+            raise ConfigError(f"source {source_id!r}: failing_opens must be a whole number of at least 0")
+        return cls(source_id, failing_opens)
 
     @property
     def source_id(self) -> str:

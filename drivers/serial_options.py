@@ -8,6 +8,8 @@ from typing import Any
 
 from studio.errors import ConfigError
 
+MAX_HEARTBEAT = 3600.0  # seconds; NaN and infinity are no interval at all
+
 
 @dataclass(frozen=True, slots=True)
 class SerialOptions:
@@ -30,6 +32,8 @@ def serial_options(
     if isinstance(baud, bool) or not isinstance(baud, int) or baud <= 0:
         raise ConfigError(f"{where}: baudrate must be a positive whole number, not {baud!r}")
     heartbeat = options.get("heartbeat_seconds", 1.0)
-    if isinstance(heartbeat, bool) or not isinstance(heartbeat, (int, float)) or heartbeat <= 0:
-        raise ConfigError(f"{where}: heartbeat_seconds must be a positive number, not {heartbeat!r}")
+    if isinstance(heartbeat, bool) or not isinstance(heartbeat, (int, float)) or not 0 < heartbeat <= MAX_HEARTBEAT:
+        raise ConfigError(
+            f"{where}: heartbeat_seconds must be a positive number up to {MAX_HEARTBEAT}, not {heartbeat!r}"
+        )
     return SerialOptions(url, baud, float(heartbeat))

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from studio.cards import Card
-from studio.errors import BetRejected
+from studio.errors import BetRejected, ConfigError
 from studio.limits import TableLimits
 from studio.paytable import SHORTCUTS, BetType, PayTable
 from studio.player_banker import bank_result
@@ -99,7 +99,11 @@ class BettingService:
         if name in SHORTCUTS or name in ("2_way", "3_way", "2way", "3way"):
             bets = expand_shortcut(bet_id, bet_type, stake)
             return [self._take(game_id, game_server, player_id, b.bet_id, b.bet_type, b.stake) for b in bets]
-        return [self._take(game_id, game_server, player_id, bet_id, BetType.parse(bet_type), stake)]
+        try:
+            parsed = BetType.parse(bet_type)
+        except ConfigError as error:  # a game server's input, not the studio's configuration
+            raise BetRejected(bet_type, stake, str(error)) from None
+        return [self._take(game_id, game_server, player_id, bet_id, parsed, stake)]
 
     def undo_last(self, state: TableState, player_id: str) -> PlacedBet:
         game_id = self._open_round(state)

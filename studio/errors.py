@@ -25,7 +25,14 @@ class InvalidShoe(StudioError, ValueError):
 
 
 class ConfigError(StudioError, ValueError):
-    """A configuration file or value is malformed or incomplete."""
+    """A configuration file or value is malformed or incomplete.
+
+    The message stays on one line: a line break or other control character quoted from the file (a key, a value, a
+    path) is shown escaped, as Python writes it in a string.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__("".join(char if char.isprintable() else repr(char)[1:-1] for char in message))
 
 
 class BetRejected(StudioError, ValueError):

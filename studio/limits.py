@@ -63,6 +63,8 @@ def limits_from_mapping(data: Mapping[str, Any], currency: str, minor_digits: in
         policy = UnderMinimum(under_minimum)
     except ValueError:
         raise ConfigError(f'under_minimum: expected "reject" or "raise", got {under_minimum!r}') from None
+    if not isinstance(data, Mapping):
+        raise ConfigError("[limits] must be a table with one section per bet, such as [limits.tie]")
     bets: dict[BetType, BetLimit] = {}
     for key, section in data.items():
         where = f"limits.{key}"

@@ -1,16 +1,19 @@
 """Exact money: amounts are integers of the currency's minor unit (cents for 2 digits), never floats.
 
 Configuration writes amounts in major units as text or integers ("10", "10.50", 400); `to_minor` converts them and
-refuses anything that is not a whole number of minor units.
+refuses anything that is not a whole number of minor units, or that is larger than `MAX_MAJOR` (a 64-bit integer
+of minor units holds it with 4 decimal places).
 """
 
 from __future__ import annotations
 
 import enum
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, Inexact, InvalidOperation, localcontext
 from fractions import Fraction
 
 from studio.errors import ConfigError
+
+MAX_MAJOR = 10**14
 
 
 class Rounding(enum.Enum):
@@ -43,13 +46,22 @@ def to_minor(value: object, digits: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise ConfigError(f'{what}: expected an amount such as "10" or "10.50", got {value!r}')
     try:
-        amount = Decimal(str(value).strip())
+        amount = Decimal(value) if isinstance(value, int) else Decimal(value.strip())
     except InvalidOperation:
         raise ConfigError(f"{what}: {value!r} is not an amount") from None
     if not amount.is_finite() or amount < 0:
         raise ConfigError(f"{what}: {value!r} is not a non-negative amount")
-    minor = amount.scaleb(digits)
-    if minor != minor.to_integral_value():
+    if amount.is_zero():
+        return 0
+    if amount > MAX_MAJOR:
+        raise ConfigError(f"{what}: {value!r} is over the largest amount, {MAX_MAJOR}")
+    with localcontext() as context:
+        context.traps[Inexact] = True  # a digit the context's precision would drop is a fraction of a minor unit
+        try:
+            minor = amount.scaleb(digits)
+        except Inexact:
+            minor = None
+    if minor is None or minor != minor.to_integral_value():
         raise ConfigError(f"{what}: {value!r} has more than {digits} decimal places")
     return int(minor)
 

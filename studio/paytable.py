@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -222,16 +223,31 @@ class PayTable:
 # Reading a pay table from configuration (a parsed TOML document).
 
 
+MAX_PAYS = 1_000_000  # no bet pays more than a million to one
+MIN_PLACE = -12  # nor in steps finer than 10**-12
+
+
 def _ratio(value: Any, where: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise ConfigError(f'{where}: expected a number of units paid to 1, such as "11" or "0.95", got {value!r}')
+    text = str(value).strip()
     try:
-        ratio = Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
+        # "19/20" is whole numbers only. A decimal's exponent is checked before its exact value is built: "1e-99999999"
+        # would keep Fraction busy for ages.
+        number = Fraction(text) if "/" in text else Decimal(text)
+    except (ValueError, ArithmeticError):  # decimal's InvalidOperation and a zero denominator are ArithmeticErrors
         raise ConfigError(f"{where}: {value!r} is not a number") from None
-    if ratio < 0:
+    if isinstance(number, Decimal):
+        if not number.is_finite():
+            raise ConfigError(f"{where}: {value!r} is not a number")
+        if not number.is_zero() and not MIN_PLACE <= number.adjusted() <= len(str(MAX_PAYS)):
+            raise ConfigError(f"{where}: {value!r} is out of range (0, or 10**{MIN_PLACE} to {MAX_PAYS})")
+        number = Fraction(number)
+    if number < 0:
         raise ConfigError(f"{where}: a payout cannot be negative ({value!r})")
-    return ratio
+    if number > MAX_PAYS:
+        raise ConfigError(f"{where}: {value!r} is over the largest payout, {MAX_PAYS} to 1")
+    return number
 
 
 def _ratio_or_push(value: Any, where: str) -> Fraction | None:
@@ -287,9 +303,9 @@ def _terms(bet: BetType, section: Any, where: str) -> BetTerms:
         raise ConfigError(f'{where}.margins: expected a table such as {{ 9 = "30", 4 = "1" }}')
     margins: dict[int, Fraction] = {}
     for key, value in margins_section.items():
-        if not (str(key).isascii() and str(key).isdigit()) or not 1 <= int(key) <= 9:
+        if key not in _MARGINS:
             raise ConfigError(f"{where}.margins: {key!r} is not a winning margin (1 to 9)")
-        margins[int(key)] = _ratio(value, f"{where}.margins.{key}")
+        margins[_MARGINS[key]] = _ratio(value, f"{where}.margins.{key}")
     side = Winner.PLAYER if bet is BetType.PLAYER_BONUS else Winner.BANKER
     return BonusTerms(
         side,
@@ -297,6 +313,9 @@ def _terms(bet: BetType, section: Any, where: str) -> BetTerms:
         _ratio_or_push(f["natural_tie"], f"{where}.natural_tie"),
         margins,
     )
+
+
+_MARGINS = {str(margin): margin for margin in range(1, 10)}
 
 
 def pay_table_from_mapping(data: Mapping[str, Any], name: str) -> PayTable:

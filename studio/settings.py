@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -17,6 +18,11 @@ from studio.errors import ConfigError
 from studio.limits import TableLimits, limits_from_mapping
 from studio.paytable import PayTable, pay_table_from_mapping
 from studio.procedure_config import ProcedureConfig
+
+# A table id names the table in game numbers, URLs and file names: it has no room for spaces or path separators.
+TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
+MAX_DECKS = 16  # the shoe is built card by card at every shuffle; real shoes hold 6 or 8 decks
+MAX_SECONDS = 86_400  # the longest timer or window a setting may ask for: one day, well inside what clocks count
 
 
 def config_dir() -> Path:
@@ -42,6 +48,12 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: malformed TOML: {error}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: malformed TOML: arrays or tables nested too deeply") from None
+    except ValueError as error:  # tomllib's own int() refuses integers of more than 4300 digits; open() a NUL byte
+        raise ConfigError(f"{path}: cannot be read: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read: {error.strerror or error}") from None
 
 
 def _resolve(name_or_path: str | Path, folder: Path) -> Path:
@@ -54,11 +66,11 @@ def _resolve(name_or_path: str | Path, folder: Path) -> Path:
 def load_pay_table(name_or_path: str | Path, base: Path | None = None) -> PayTable:
     """A pay table by name (`standard` → config/paytables/standard.toml) or by file path."""
     path = _resolve(name_or_path, (base or config_dir()) / "paytables")
+    data = read_toml(path)  # its errors name the file already
     try:
-        return pay_table_from_mapping(read_toml(path), path.stem)
+        return pay_table_from_mapping(data, path.stem)
     except ConfigError as error:
-        message = str(error)
-        raise ConfigError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+        raise ConfigError(f"{path}: {error}") from None
 
 
 def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -129,13 +141,25 @@ def procedure_from_mapping(data: Mapping[str, Any]) -> ProcedureConfig:
         elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ConfigError(f"procedure.{key}: expected a whole number of at least 0, got {value!r}")
     config = ProcedureConfig(**data)
-    if config.decks < 1:
-        raise ConfigError("procedure.decks: a shoe holds at least 1 deck")
+    if not 1 <= config.decks <= MAX_DECKS:
+        raise ConfigError(f"procedure.decks: a shoe holds 1 to {MAX_DECKS} decks, not {config.decks}")
     if config.burn_after_shuffle + 4 > config.shoe_size - config.cut_card_from_back:
         raise ConfigError("procedure: the cut card leaves no room for the shuffle burn and a round")
+    for key in ("burn_after_error", "burn_after_dealer_change"):
+        if getattr(config, key) > config.shoe_size:
+            raise ConfigError(f"procedure.{key}: cannot burn more than the {config.shoe_size} cards of the shoe")
+    if config.betting_seconds > MAX_SECONDS:
+        raise ConfigError(f"procedure.betting_seconds: at most {MAX_SECONDS} seconds, not {config.betting_seconds}")
     if config.warning_seconds > config.betting_seconds:
         raise ConfigError("procedure.warning_seconds: cannot exceed betting_seconds")
     return config
+
+
+def _text(table: Mapping[str, Any], key: str, default: str) -> str:
+    value = table.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"table.{key}: expected a non-empty string, got {value!r}")
+    return value
 
 
 def load_table_config(table_file: Path | None = None, base: Path | None = None) -> TableConfig:
@@ -155,20 +179,24 @@ def load_table_config(table_file: Path | None = None, base: Path | None = None) 
         if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 4:
             raise ConfigError(f"table.minor_unit_digits: expected 0 to 4, got {digits!r}")
         limits = limits_from_mapping(
-            data.get("limits", {}), str(table.get("currency", "USD")), digits, str(table.get("under_minimum", "reject"))
+            data.get("limits", {}), _text(table, "currency", "USD"), digits, _text(table, "under_minimum", "reject")
         )
-        pay_table = load_pay_table(str(table.get("pay_table", "standard")), folder)
-        table_id = str(table.get("id", path.stem if table_file is not None else "T1"))
+        pay_table = load_pay_table(_text(table, "pay_table", "standard"), folder)
+        table_id = _text(table, "id", path.stem if table_file is not None else "T1")
+        if not TABLE_ID.fullmatch(table_id):
+            raise ConfigError(f"table.id: {table_id!r} is not a table id (letters, digits, '.', '_', '-'; at most 32)")
         procedure = procedure_from_mapping(data.get("procedure", {}))
         banker = table.get("banker", "house")
         if banker not in ("house", "player"):
             raise ConfigError(f'table.banker: expected "house" or "player", got {banker!r}')
         sources = sources_from_list(data.get("sources", []))
-        window = (
-            data.get("reconcile", {}).get("window_seconds", 2.0) if isinstance(data.get("reconcile"), Mapping) else 2.0
-        )
-        if isinstance(window, bool) or not isinstance(window, (int, float)) or window <= 0:
-            raise ConfigError(f"reconcile.window_seconds: expected a positive number of seconds, got {window!r}")
+        reconcile = data.get("reconcile", {})
+        if not isinstance(reconcile, Mapping):
+            raise ConfigError("[reconcile] must be a table of settings")
+        window = reconcile.get("window_seconds", 2.0)
+        if isinstance(window, bool) or not isinstance(window, (int, float)) or not 0 < window <= MAX_SECONDS:
+            expected = f"expected a positive number of seconds, at most {MAX_SECONDS}"
+            raise ConfigError(f"reconcile.window_seconds: {expected}, got {window!r}")
     except ConfigError as error:
         message = str(error)
         raise ConfigError(message if message.startswith(str(folder)) else f"{path}: {message}") from None

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require, websocket_principal
 from dealer_ui.routes.lookup import runtime_of, studio_of
+from dealer_ui.routes.problems import MAX_ID
 from dealer_ui.runtime import Studio, TableRuntime
 from studio.errors import BetRejected
 from studio.player_banker import required_bank
@@ -85,7 +86,7 @@ def wallet(player_id: str, request: Request, who: Principal = Depends(game_serve
 
 
 @router.get("/api/settlements")
-def settlements(request: Request, after: int = Query(0, ge=0), limit: int = Query(1000, ge=1, le=1000),
+def settlements(request: Request, after: int = Query(0, ge=0, le=MAX_ID), limit: int = Query(1000, ge=1, le=1000),
                 who: Principal = Depends(game_server)) -> dict[str, Any]:  # fmt: skip
     """Each of this game server's players' settled bets, in settlement order: page with `after` = the last `id`."""
     outcomes = studio_of(request).wallets.outcomes(who.name, after, limit)
@@ -102,7 +103,9 @@ async def settlement_stream(websocket: WebSocket) -> None:
     try:
         after = int(websocket.query_params.get("after", "0"))
     except ValueError:
-        await websocket.close(code=4400, reason="after must be a whole number")
+        after = -1
+    if not 0 <= after <= MAX_ID:
+        await websocket.close(code=4400, reason=f"after must be a whole number from 0 to {MAX_ID}")
         return
     studio: Studio = websocket.app.state.studio
     await websocket.accept()

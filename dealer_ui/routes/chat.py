@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require
 from dealer_ui.routes.lookup import runtime_of, studio_of
+from dealer_ui.routes.problems import BAD_INPUT, MAX_ID
 from dealer_ui.runtime import Studio
 from studio.chat import ChatRejected
 from studio.roles import Role
@@ -33,7 +34,7 @@ def _studio(request: Request, table_id: str) -> Studio:
     return studio_of(request)
 
 
-@router.post("/api/tables/{table_id}/chat", status_code=201)
+@router.post("/api/tables/{table_id}/chat", status_code=201, responses=BAD_INPUT)
 async def say(
     table_id: str, body: Said, request: Request, who: Principal = Depends(require(Role.GAME_SERVER))
 ) -> dict[str, Any]:
@@ -50,7 +51,7 @@ async def say(
 def messages(
     table_id: str,
     request: Request,
-    after: int = Query(0, ge=0),
+    after: int = Query(0, ge=0, le=MAX_ID),
     limit: int = Query(50, ge=1, le=500),
     who: Principal = Depends(require(Role.GAME_SERVER, Role.DEALER, Role.PIT_BOSS, Role.SURVEILLANCE)),
 ) -> dict[str, Any]:

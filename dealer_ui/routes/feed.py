@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket
 
 from dealer_ui.auth import require, websocket_principal
 from dealer_ui.hub import FeedHub, Subscription, encode
+from dealer_ui.routes.problems import MAX_ID
 from studio.roles import Role
 from studio.users import Principal
 
@@ -47,7 +48,7 @@ def feed_of(request: Request | WebSocket) -> FeedBackend:
 async def feed_page(
     table: str,
     request: Request,
-    after: int = Query(0, ge=0, description="the last seq you have; messages after it are returned"),
+    after: int = Query(0, ge=0, le=MAX_ID, description="the last seq you have; messages after it are returned"),
     limit: int = Query(PAGE, ge=1, le=PAGE),
     _: Principal = Depends(require(*FEED_ROLES)),
 ) -> dict[str, Any]:
@@ -73,7 +74,9 @@ async def feed_stream(websocket: WebSocket, table: str) -> None:
     try:
         after = int(websocket.query_params.get("after", "0"))
     except ValueError:
-        await websocket.close(code=4400, reason="after must be a whole number")
+        after = -1
+    if not 0 <= after <= MAX_ID:
+        await websocket.close(code=4400, reason=f"after must be a whole number from 0 to {MAX_ID}")
         return
     await websocket.accept()
     subscription = feed.hub.subscribe(table)  # first subscribe, then read the log: nothing falls in between

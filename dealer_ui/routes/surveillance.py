@@ -13,6 +13,7 @@ from fastapi.responses import Response
 
 from dealer_ui.auth import require
 from dealer_ui.routes.lookup import runtime_of, studio_of
+from dealer_ui.routes.problems import BAD_INPUT
 from dealer_ui.runtime import Studio
 from studio.audit import audit
 from studio.chain import canonical_json
@@ -24,6 +25,13 @@ from studio.users import Principal
 router = APIRouter(prefix="/api/surveillance", tags=["surveillance"])
 watcher = require(Role.SURVEILLANCE, Role.PIT_BOSS)
 STATUSES = ("completed", "voided", "in_play", "corrected", "error")
+EXPORT: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "the records, as a JSON array or as CSV (`format`)",
+        "content": {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
+                    "text/csv": {"schema": {"type": "string"}}},
+    }
+}  # fmt: skip
 
 
 def _index(request: Request, table: str) -> RoundIndex:
@@ -45,7 +53,7 @@ def _public(summary: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in summary.items() if key != "first_seq"}
 
 
-@router.get("/rounds")
+@router.get("/rounds", responses=BAD_INPUT)
 def search_rounds(
     request: Request,
     *,
@@ -118,7 +126,7 @@ def _export(records: list[Record], name: str, file_format: str) -> Response:
     return Response(body, media_type=media, headers=headers)
 
 
-@router.get("/rounds/{game_id}/export")
+@router.get("/rounds/{game_id}/export", response_class=Response, responses=EXPORT)
 def export_round(
     game_id: str, request: Request, format: Literal["json", "csv"] = "json", _: Principal = Depends(watcher)
 ) -> Response:
@@ -127,7 +135,7 @@ def export_round(
     return _export(round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id), game_id, format)
 
 
-@router.get("/tables/{table}/shoes/{shoe}/export")
+@router.get("/tables/{table}/shoes/{shoe}/export", response_class=Response, responses=EXPORT)
 def export_shoe(
     table: str, shoe: int, request: Request, format: Literal["json", "csv"] = "json", _: Principal = Depends(watcher)
 ) -> Response:

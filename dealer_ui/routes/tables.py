@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require, websocket_principal
 from dealer_ui.routes.lookup import runtime_of, studio_of
+from dealer_ui.routes.problems import BAD_INPUT
 from dealer_ui.runtime import Studio, TableRuntime
 from dealer_ui.views import console_view
 from studio import commands as c
@@ -140,7 +141,7 @@ async def declare_error(
     return apply(request, table_id, c.DeclareError(who.actor, body.kind, body.detail))
 
 
-@router.post("/api/tables/{table_id}/card")
+@router.post("/api/tables/{table_id}/card", responses=BAD_INPUT)
 async def key_in_card(
     table_id: str, body: KeyedCard, request: Request, who: Principal = Depends(dealer)
 ) -> dict[str, Any]:
@@ -156,7 +157,7 @@ async def draw_from_simulated_shoe(table_id: str, request: Request, _: Principal
     return {"status": "card drawn from the simulated shoe"}
 
 
-@router.post("/api/tables/{table_id}/correct")
+@router.post("/api/tables/{table_id}/correct", responses=BAD_INPUT)
 async def correct_card(
     table_id: str, body: Correction, request: Request, who: Principal = Depends(pit_boss)
 ) -> dict[str, Any]:

@@ -40,7 +40,7 @@ def camera_options(source_id: str, options: Mapping[str, Any]) -> dict[str, Any]
     for index, zone in enumerate(zones):
         box = zone.get("box") if isinstance(zone, Mapping) else None
         if not isinstance(zone, Mapping) or not isinstance(zone.get("name"), str) or not (
-            isinstance(box, list) and len(box) == 4 and all(isinstance(v, int) and v >= 0 for v in box)):  # fmt: skip
+            isinstance(box, list) and len(box) == 4 and all(type(v) is int and v >= 0 for v in box)):  # fmt: skip
             raise ConfigError(f'{where}: zones[{index}] must be {{ name = "...", box = [x, y, w, h] }}')
         parsed.append(Zone(zone["name"], (box[0], box[1], box[2], box[3])))
     kwargs["zones"] = tuple(parsed)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from tokenize import TokenError
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +29,19 @@ VERSION = 1
 FILE_NAME = "templates.npz"
 RED_SUITS = ("H", "D")
 MAX_FILE_BYTES = 50 * 1024 * 1024
+# What reading a damaged archive raises, from zipfile, zlib and NumPy (which tokenizes each array's header), and what
+# its arrays raise when they hold the wrong values (a version of infinity).
+_DAMAGED = (
+    OSError,
+    ValueError,
+    KeyError,
+    TypeError,
+    EOFError,
+    OverflowError,
+    zipfile.BadZipFile,
+    zlib.error,
+    TokenError,
+)
 
 RANK_CODES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_CODES = ("S", "H", "D", "C")
@@ -140,8 +155,10 @@ class Templates:
                 )
         except TemplatesError:
             raise
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as error:
+        except _DAMAGED as error:
             raise TemplatesError(f"{source}: not a templates file, or a corrupt one ({error})") from None
+        except MemoryError:  # an array header may claim any size: NumPy allocates it before reading the data
+            raise TemplatesError(f"{source}: not a templates file, or a corrupt one (an array too large)") from None
         if not templates.rank_labels:
             raise TemplatesError(f"{source}: holds no rank templates")
         return templates
