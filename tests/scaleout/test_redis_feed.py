@@ -45,11 +45,18 @@ class Subscribers:
             self.errors.append(f"{url}: {error!r}")
 
     def stop(self) -> None:
-        for task in self.tasks:
-            task.cancel()
+        """Close every connection (on the subscribers' loop, so nothing is left for the garbage collector), then the
+        loop."""
+        asyncio.run_coroutine_threadsafe(self._close_all(), self.loop).result(timeout=20)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=5)
         self.loop.close()
+
+    async def _close_all(self) -> None:
+        listening = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in listening:
+            task.cancel()
+        await asyncio.gather(*listening, return_exceptions=True)
 
 
 def feed_truth(url: str, key: str) -> list[int]:
