@@ -9,14 +9,14 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Field, SQLModel
 
 from studio.chat import ChatFilter, ChatRejected
-from studio.database import WRITE_OPTION, open_engine
+from studio.database import BIG_INTEGER, WRITE_OPTION, open_engine
 from studio.ports import Clock
 from studio.schema import migrate
 
 
 class ChatRow(SQLModel, table=True):
     __tablename__ = "chat_message"
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True, sa_type=BIG_INTEGER)
     table_id: str = Field(index=True)
     player_id: str
     nickname: str

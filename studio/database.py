@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import BigInteger, Engine, Integer, create_engine, event
 from sqlalchemy.engine import URL, Connection
 
 from studio.ports import StoreError
@@ -21,6 +21,10 @@ BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite writer waits for another to commit before giving up (they hold the lock for milliseconds)."""
 
 WRITE_OPTION = "studio_write"  # execution option: this connection is about to write (SQLite: BEGIN IMMEDIATE)
+
+BIG_INTEGER = BigInteger().with_variant(Integer(), "sqlite")
+"""The column type of every seq, id and amount: 64 bits everywhere (PostgreSQL's INTEGER has only 32: 21 million in
+cents); on SQLite plain INTEGER, which is 64 bits already and keeps an id the table's auto-incrementing rowid."""
 
 
 def open_engine(url: URL) -> Engine:

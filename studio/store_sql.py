@@ -29,10 +29,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
 from studio.chain import canonical_json, check_expected_seq, check_stream, format_at, seal
-from studio.database import WRITE_OPTION, open_engine
+from studio.database import BIG_INTEGER, WRITE_OPTION, open_engine
 from studio.ports import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoreError
 from studio.schema import migrate
 
+MAX_SEQ = 2**63 - 1  # the largest seq a database column holds
 READ_PAGE = 2_000
 """Records fetched per query when reading: bounds memory and never keeps a connection across the caller's loop."""
 
@@ -44,7 +45,7 @@ class EventRow(SQLModel, table=True):
     __tablename__ = "event_log"
 
     stream: str = Field(primary_key=True)
-    seq: int = Field(primary_key=True)
+    seq: int = Field(primary_key=True, sa_type=BIG_INTEGER)
     at: str
     actor: str
     kind: str
@@ -149,14 +150,17 @@ class SqlEventStore:
         # Consistent because the log only grows.
         query = select(*_COLUMNS).where(_C.stream == stream).order_by(_C.seq)
         beyond = select(func.min(_C.seq)).where(_C.stream == stream)
+        if after >= MAX_SEQ:
+            return  # nothing is beyond the largest seq there can be
         while True:
             self._check_open()
+            upper = min(after + READ_PAGE, MAX_SEQ)  # a seq is a 64-bit integer in every database
             try:
                 with self._engine.connect() as conn:
-                    rows = conn.execute(query.where(_C.seq > after, _C.seq <= after + READ_PAGE)).all()
+                    rows = conn.execute(query.where(_C.seq > after, _C.seq <= upper)).all()
                     following = None
-                    if len(rows) < READ_PAGE:  # the end of the stream, or a row missing: is there anything beyond?
-                        following = conn.execute(beyond.where(_C.seq > after + READ_PAGE)).scalar()
+                    if len(rows) < READ_PAGE and upper < MAX_SEQ:  # the end of the stream, or rows missing?
+                        following = conn.execute(beyond.where(_C.seq > upper)).scalar()
             except SQLAlchemyError as error:
                 raise self._failure(error) from None
             for row in rows:
@@ -165,8 +169,8 @@ class SqlEventStore:
                 except (ValueError, TypeError) as error:  # a row edited behind our back: data not JSON, at not a time
                     raise self._failure(f"seq {row[1]} of stream {stream!r} is unreadable: {error}") from None
                 yield record
-            if len(rows) == READ_PAGE:
-                after += READ_PAGE
+            if len(rows) == READ_PAGE and upper < MAX_SEQ:
+                after = upper
             elif following is None:
                 return
             else:  # a gap (someone deleted rows): read on; the hash chain check reports the gap

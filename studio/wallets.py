@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, SQLModel
 
-from studio.database import WRITE_OPTION, open_engine
+from studio.database import BIG_INTEGER, WRITE_OPTION, open_engine
 from studio.errors import BetRejected, StudioError
 from studio.paytable import BetType, Verdict
 from studio.ports import Clock
@@ -37,15 +37,15 @@ class WalletRow(SQLModel, table=True):
     __tablename__ = "wallet"
     player_id: str = Field(primary_key=True)
     game_server: str
-    balance: int = 0
+    balance: int = Field(default=0, sa_type=BIG_INTEGER)
 
 
 class LedgerRow(SQLModel, table=True):
     __tablename__ = "ledger_entry"
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True, sa_type=BIG_INTEGER)
     player_id: str = Field(index=True)
     kind: str  # deposit, stake, win, push, refund, commission
-    amount: int  # signed minor units: what the entry adds to the balance
+    amount: int = Field(sa_type=BIG_INTEGER)  # signed minor units: what the entry adds to the balance
     game_id: str | None = Field(default=None, index=True)
     bet_id: str | None = None
     at: str
@@ -59,13 +59,13 @@ class BetRow(SQLModel, table=True):
     table_id: str
     game_id: str = Field(index=True)
     bet_type: str
-    stake: int
+    stake: int = Field(sa_type=BIG_INTEGER)
     status: str = "open"  # open, cancelled, settled
     verdict: str | None = None
-    returned: int | None = None
-    commission: int | None = None
+    returned: int | None = Field(default=None, sa_type=BIG_INTEGER)
+    commission: int | None = Field(default=None, sa_type=BIG_INTEGER)
     placed_at: str
-    placed_order: int = Field(default=0, index=True)  # the order bets arrived in, for "undo the last bet"
+    placed_order: int = Field(default=0, index=True, sa_type=BIG_INTEGER)  # the order bets arrived in, for "undo"
     settled_at: str | None = None
 
 

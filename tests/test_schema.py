@@ -97,11 +97,16 @@ def test_tables_starting_together_on_one_postgresql_database_migrate_it_once(pos
         engine.dispose()
 
 
-def test_every_store_opens_a_postgresql_database(postgres_url: str) -> None:
+def test_amounts_and_seqs_have_64_bits_on_postgresql_too(postgres_url: str) -> None:
     wallets_store = WalletStore(postgres_url, ManualClock(T0))
-    wallets_store.deposit("p1", "gs", 10_000)
-    assert wallets_store.balance("p1") == wallets_store.ledger_sum("p1") == 10_000
+    large = 10**14  # a trillion in cents: far past PostgreSQL's 32-bit INTEGER
+    wallets_store.deposit("p1", "gs", large)
+    wallets_store.deposit("p1", "gs", large)
+    assert wallets_store.balance("p1") == wallets_store.ledger_sum("p1") == 2 * large
     wallets_store.close()
+    with SqlEventStore(postgres_url) as store:
+        store.append("T1", [NewRecord(T0, "dealer:ann", "DealerChanged", {"dealer": "ann"})], 0)
+        assert list(store.read("T1", after=2**40)) == []  # a seq past 32 bits is a fine question
 
 
 def test_studio_db_upgrade_and_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -382,3 +382,9 @@ def test_a_row_deleted_behind_the_stores_back_is_read_past_and_the_chain_shows_t
         records = list(store.read("table-1"))
     assert [record.seq for record in records] == [1, 2, 3, 4, 5, 11, 12, 13, 14, 15, 16, 17]
     assert not verify_chain(records).ok
+
+
+@pytest.mark.parametrize("after", [2**63 - 1 - 5, 2**63 - 1, 2**63 + 5])
+def test_reading_after_the_largest_seq_there_can_be_is_empty(store: EventStore, after: int) -> None:
+    store.append("table-1", batch(3), 0)
+    assert list(store.read("table-1", after=after)) == []

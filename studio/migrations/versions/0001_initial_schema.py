@@ -20,6 +20,7 @@ branch_labels = None
 depends_on = None
 
 TEXT = sa.String()  # the stores' str columns: VARCHAR with no length, the same in SQLite and PostgreSQL
+BIG = sa.BigInteger().with_variant(sa.Integer(), "sqlite")  # seqs, ids, amounts: 64 bits (studio/database.py)
 
 
 def _column(name: str, kind: sa.types.TypeEngine[Any] = TEXT, nullable: bool = False) -> sa.Column[Any]:
@@ -37,23 +38,23 @@ def _create(existing: set[str], name: str, *parts: sa.schema.SchemaItem, indexes
 def upgrade() -> None:
     existing = set(sa.inspect(op.get_bind()).get_table_names())
     _create(existing, "event_log",
-            _column("stream"), _column("seq", sa.Integer()), _column("at"), _column("actor"), _column("kind"),
+            _column("stream"), _column("seq", BIG), _column("at"), _column("actor"), _column("kind"),
             _column("data", sa.Text()), _column("raw", sa.Text(), nullable=True), _column("prev_hash"),
             _column("hash"), sa.PrimaryKeyConstraint("stream", "seq"), indexes={})  # fmt: skip
     _create(existing, "wallet",
-            _column("player_id"), _column("game_server"), _column("balance", sa.Integer()),
+            _column("player_id"), _column("game_server"), _column("balance", BIG),
             sa.PrimaryKeyConstraint("player_id"), indexes={})  # fmt: skip
     _create(existing, "ledger_entry",
-            _column("id", sa.Integer()), _column("player_id"), _column("kind"), _column("amount", sa.Integer()),
+            _column("id", BIG), _column("player_id"), _column("kind"), _column("amount", BIG),
             _column("game_id", nullable=True), _column("bet_id", nullable=True), _column("at"),
             sa.PrimaryKeyConstraint("id"),
             indexes={"ix_ledger_entry_game_id": ["game_id"], "ix_ledger_entry_player_id": ["player_id"]})  # fmt: skip
     _create(existing, "bet",
             _column("bet_id"), _column("game_server"), _column("player_id"), _column("table_id"), _column("game_id"),
-            _column("bet_type"), _column("stake", sa.Integer()), _column("status"),
-            _column("verdict", nullable=True), _column("returned", sa.Integer(), nullable=True),
-            _column("commission", sa.Integer(), nullable=True), _column("placed_at"),
-            _column("placed_order", sa.Integer()), _column("settled_at", nullable=True),
+            _column("bet_type"), _column("stake", BIG), _column("status"),
+            _column("verdict", nullable=True), _column("returned", BIG, nullable=True),
+            _column("commission", BIG, nullable=True), _column("placed_at"),
+            _column("placed_order", BIG), _column("settled_at", nullable=True),
             sa.PrimaryKeyConstraint("bet_id"),
             indexes={"bet_player_game": ["player_id", "game_id"], "ix_bet_game_id": ["game_id"],
                      "ix_bet_placed_order": ["placed_order"], "ix_bet_player_id": ["player_id"]})  # fmt: skip
@@ -76,7 +77,7 @@ def upgrade() -> None:
             _column("key_hash"), _column("name"), _column("created_at"), sa.PrimaryKeyConstraint("key_hash"),
             indexes={"ix_api_key_name": ["name"]})  # fmt: skip
     _create(existing, "chat_message",
-            _column("id", sa.Integer()), _column("table_id"), _column("player_id"), _column("nickname"),
+            _column("id", BIG), _column("table_id"), _column("player_id"), _column("nickname"),
             _column("game_server"), _column("received"), _column("shown"), _column("at"),
             sa.PrimaryKeyConstraint("id"), indexes={"ix_chat_message_table_id": ["table_id"]})  # fmt: skip
     _create(existing, "chat_mute",
