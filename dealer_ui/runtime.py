@@ -238,7 +238,9 @@ class Studio:
         while troubled:
             await asyncio.sleep(LOG_RETRY)
             for runtime in troubled:
-                if not runtime.service.check_log():
+                # Asked off the event loop first (an unreachable server can take seconds to fail), then caught up on
+                # it, where the table and its subscribers live.
+                if not await asyncio.to_thread(runtime.service.probe_log) or not runtime.service.check_log():
                     continue
                 if runtime.settlement_pending:
                     try:

@@ -4,7 +4,8 @@
   power cut; writers take the write lock at BEGIN (`BEGIN IMMEDIATE`, asked for with the `WRITE_OPTION` execution
   option) so that two writers queue (busy timeout) instead of one failing to upgrade a stale read lock.
 - PostgreSQL (`postgresql+psycopg://...`): connections are checked before use (`pool_pre_ping`), so a server that
-  went away and came back costs one failed operation, not a broken pool.
+  went away and came back costs one failed operation, not a broken pool; a new connection gives up after
+  `CONNECT_TIMEOUT` seconds.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ BUSY_TIMEOUT_MS = 10_000
 
 WRITE_OPTION = "studio_write"  # execution option: this connection is about to write (SQLite: BEGIN IMMEDIATE)
 
+CONNECT_TIMEOUT = 3  # seconds a new PostgreSQL connection may take
+
 BIG_INTEGER = BigInteger().with_variant(Integer(), "sqlite")
 """The column type of every seq, id and amount: 64 bits everywhere (PostgreSQL's INTEGER has only 32: 21 million in
 cents); on SQLite plain INTEGER, which is 64 bits already and keeps an id the table's auto-incrementing rowid."""
@@ -30,7 +33,9 @@ cents); on SQLite plain INTEGER, which is 64 bits already and keeps an id the ta
 def open_engine(url: URL) -> Engine:
     """An engine for `url`; for SQLite: the folder made, WAL, synchronous=FULL, a busy timeout and IMMEDIATE writes."""
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        # A server that does not answer fails a connection in seconds, not after the operating system's minutes.
+        connect_args = {"connect_timeout": CONNECT_TIMEOUT} if url.get_backend_name() == "postgresql" else {}
+        return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
     database = url.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)

@@ -111,6 +111,16 @@ class TableService:
             self._publish_if_open(records)
             return [Logged(event, record) for event, record in zip(events, records, strict=True)]
 
+    def probe_log(self) -> bool:
+        """Whether the log answers a question (the database is back), changing nothing else: safe to ask from another
+        thread, so that a database that takes its time to fail does not hold up the caller's event loop."""
+        try:
+            self._store.last_seq(self.table_id)
+        except StoreError as error:
+            self.log_unavailable = str(error)
+            return False
+        return True
+
     def check_log(self) -> bool:
         """Whether the log answers again (then `log_unavailable` is cleared and anything logged that this table had
         not seen is applied and published); False if it still does not."""
