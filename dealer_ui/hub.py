@@ -48,7 +48,6 @@ class FeedHub:
     def __init__(self, enrich: Callable[[Record, dict[str, Any]], None] | None = None) -> None:
         self.enrich = enrich  # adds what a feed message needs beyond its record (the roads of a result)
         self.forward: Callable[[str, int, str], None] | None = None  # also hands each message on (to Redis)
-        self.delivered: dict[str, int] = {}  # per table, the seq of the last message handed to subscribers
         self._subscriptions: dict[str, set[Subscription]] = {}
         self.changed: dict[str, asyncio.Event] = {}  # consoles wait on this to refresh the table's state
 
@@ -77,7 +76,6 @@ class FeedHub:
 
     def deliver(self, table: str, seq: int, text: str) -> None:
         """Hand one encoded message to every subscriber of its table."""
-        self.delivered[table] = seq
         item = (seq, text)
         for subscription in list(self._subscriptions.get(table, ())):
             try:

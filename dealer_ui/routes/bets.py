@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require, websocket_principal
 from dealer_ui.routes.lookup import runtime_of, studio_of
-from dealer_ui.routes.problems import MAX_ID
+from dealer_ui.routes.problems import BAD_AFTER, MAX_ID, after_of
 from dealer_ui.runtime import Studio, TableRuntime
 from studio.errors import BetRejected
 from studio.player_banker import required_bank
@@ -100,12 +100,9 @@ async def settlement_stream(websocket: WebSocket) -> None:
     if principal is None or principal.role is not Role.GAME_SERVER:
         await websocket.close(code=4401 if principal is None else 4403, reason="an API key of a game server is needed")
         return
-    try:
-        after = int(websocket.query_params.get("after", "0"))
-    except ValueError:
-        after = -1
-    if not 0 <= after <= MAX_ID:
-        await websocket.close(code=4400, reason=f"after must be a whole number from 0 to {MAX_ID}")
+    after = after_of(websocket.query_params)
+    if after is None:
+        await websocket.close(code=4400, reason=BAD_AFTER)
         return
     studio: Studio = websocket.app.state.studio
     await websocket.accept()

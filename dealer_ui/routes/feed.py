@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket
 
 from dealer_ui.auth import require, websocket_principal
 from dealer_ui.hub import FeedHub, Subscription, encode
-from dealer_ui.routes.problems import MAX_ID
+from dealer_ui.routes.problems import BAD_AFTER, MAX_ID, after_of
 from studio.roles import Role
 from studio.users import Principal
 
@@ -71,12 +71,9 @@ async def feed_stream(websocket: WebSocket, table: str) -> None:
     if not feed.has_table(table):
         await websocket.close(code=4404, reason=f"no table {table!r}")
         return
-    try:
-        after = int(websocket.query_params.get("after", "0"))
-    except ValueError:
-        after = -1
-    if not 0 <= after <= MAX_ID:
-        await websocket.close(code=4400, reason=f"after must be a whole number from 0 to {MAX_ID}")
+    after = after_of(websocket.query_params)
+    if after is None:
+        await websocket.close(code=4400, reason=BAD_AFTER)
         return
     await websocket.accept()
     subscription = feed.hub.subscribe(table)  # first subscribe, then read the log: nothing falls in between

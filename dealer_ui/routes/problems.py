@@ -8,11 +8,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
 MAX_ID = 2**63 - 1
+
+
+def after_of(query: Mapping[str, str]) -> int | None:
+    """A WebSocket's `?after=` (0 when absent), or None when it is not a whole number from 0 to `MAX_ID` (the route
+    then closes with 4400)."""
+    try:
+        after = int(query.get("after", "0"))
+    except ValueError:
+        return None
+    return after if 0 <= after <= MAX_ID else None
+
+
+BAD_AFTER = f"after must be a whole number from 0 to {MAX_ID}"
 
 
 class FieldError(BaseModel):

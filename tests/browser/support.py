@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
-from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
@@ -69,24 +65,3 @@ def sign_in(context: BrowserContext, server: StudioServer, name: str, password: 
 def assert_no_js_errors(*pages: Page) -> None:
     for page in pages:
         assert _js_errors.get(id(page), []) == [], _js_errors[id(page)]
-
-
-class ApiClient:
-    """A signed-in HTTP client of the studio's API (stdlib only), for setting up state a test does not look at."""
-
-    def __init__(self, server: StudioServer, name: str, password: str) -> None:
-        self.url = server.url
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
-        self.call("POST", "/api/login", {"name": name, "password": password})
-
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method,
-                                         headers={"Content-Type": "application/json"})  # fmt: skip
-        try:
-            with self.opener.open(request, timeout=10) as answer:
-                return json.loads(answer.read() or b"null")
-        except urllib.error.HTTPError as error:
-            detail = error.read().decode(errors="replace")
-            error.close()
-            raise AssertionError(f"{method} {path} -> {error.code}: {detail}") from None

@@ -17,9 +17,9 @@ from playwright.sync_api import Page, expect
 
 from studio.cards import Card
 from studio.rules import hand_total, outcome
+from tests.api_client import ApiClient
 from tests.browser.support import (
     BETTING_SECONDS,
-    ApiClient,
     StudioServer,
     assert_no_js_errors,
     screenshot,
@@ -268,8 +268,8 @@ def test_pit_boss_voids_a_round_the_dealer_declared_in_error(studio_server: Stud
 
 def make_voided_round(server: StudioServer) -> str:
     """A round declared in error and voided by the pit boss, through the API (when the pit boss test did not run)."""
-    dealer = ApiClient(server, "dealer", "dealer")
-    boss = ApiClient(server, "pitboss", "pitboss")
+    dealer = ApiClient(server.url, "dealer", "dealer")
+    boss = ApiClient(server.url, "pitboss", "pitboss")
     for _ in range(20):
         view = dealer.call("GET", "/api/tables/T1")
         action = view["next_action"]["action"]
@@ -342,7 +342,7 @@ def test_table_display_draws_the_roads_of_the_shoe(studio_server: StudioServer, 
     """The read-only display shows one bead per result of the shoe and the big road's cells, as the API has them."""
     page = sign_in(new_context(), studio_server, "surveillance", "surveillance", "/static/display.html?table=T1")
     page.wait_for_selector('[data-testid="connection"][data-state="live"]')
-    roads = ApiClient(studio_server, "surveillance", "surveillance").call("GET", "/api/tables/T1/roads")
+    roads = ApiClient(studio_server.url, "surveillance", "surveillance").call("GET", "/api/tables/T1/roads")
     page.wait_for_function(
         "count => document.querySelectorAll('[data-testid=bead]').length === count", arg=len(roads["bead_plate"])
     )

@@ -3,7 +3,6 @@ from the installed command line, and a dealer driving a table through the API as
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -11,10 +10,9 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from http.cookiejar import CookieJar
 from pathlib import Path
-from typing import Any
 
+from tests.api_client import ApiClient
 from tests.services import free_port
 
 STUDIO = [sys.executable, "-m", "studio_cli.main"]
@@ -72,35 +70,11 @@ class Process:
         return self.log.read_text(errors="replace")[-3000:]
 
 
-class Api:
-    """A signed-in client of a studio's API (stdlib only)."""
-
-    def __init__(self, url: str, name: str, password: str) -> None:
-        self.url = url
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
-        self.call("POST", "/api/login", {"name": name, "password": password})
-
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
-             ok: tuple[int, ...] = ()) -> Any:  # fmt: skip
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method,
-                                         headers={"Content-Type": "application/json", **(headers or {})})  # fmt: skip
-        try:
-            with self.opener.open(request, timeout=20) as answer:
-                return json.loads(answer.read() or b"null")
-        except urllib.error.HTTPError as error:
-            detail = error.read().decode(errors="replace")
-            error.close()
-            if error.code in ok:
-                return {"status": error.code, "detail": detail}
-            raise AssertionError(f"{method} {path} -> {error.code}: {detail}") from None
-
-
 ACTIONS = {"awaiting_shuffle": "shuffle", "awaiting_cut": "cut", "ready": "open-betting",
            "betting_open": "close-betting", "burning": "simulator/draw", "dealing": "simulator/draw"}  # fmt: skip
 
 
-def step(dealer: Api, table: str = "T1") -> str:
+def step(dealer: ApiClient, table: str = "T1") -> str:
     """One dealer action, whatever the table needs next (the simulated shoe slides a card out when one is due);
     returns the phase it was taken in."""
     view = dealer.call("GET", f"/api/tables/{table}")

@@ -18,7 +18,8 @@ from websockets.asyncio.client import connect
 
 from studio.clock import SystemClock
 from studio.users import UserStore
-from tests.scaleout.support import STUDIO, TABLE_TOML, Api, Process, step
+from tests.api_client import ApiClient
+from tests.scaleout.support import STUDIO, TABLE_TOML, Process, step
 from tests.services import RedisServer
 
 SUBSCRIBERS_PER_FEED_SERVER = 10
@@ -61,11 +62,7 @@ class Subscribers:
 
 def feed_truth(url: str, key: str) -> list[int]:
     """Every seq of the table's feed, read from the log by the table process itself."""
-    api = Api.__new__(Api)  # no session: the game server's key goes in a header
-    api.url = url
-    import urllib.request  # noqa: PLC0415
-
-    api.opener = urllib.request.build_opener()
+    api = ApiClient(url)  # no session: the game server's key goes in a header
     seqs: list[int] = []
     after = 0
     while True:
@@ -76,7 +73,7 @@ def feed_truth(url: str, key: str) -> list[int]:
         after = page["next_after"]
 
 
-def deal(dealer: Api, steps: int) -> None:
+def deal(dealer: ApiClient, steps: int) -> None:
     for _ in range(steps):
         step(dealer)
 
@@ -102,7 +99,7 @@ def test_every_subscriber_gets_every_message_once_through_a_redis_restart_and_a_
             feed.start()
         urls = [f"ws://127.0.0.1:{feed.port}/ws/feed/T1?after=0" for feed in feeds]
         subscribers = Subscribers(urls * SUBSCRIBERS_PER_FEED_SERVER, key)
-        dealer = Api(studio.url, "dealer", "dealer")
+        dealer = ApiClient(studio.url, "dealer", "dealer")
         deal(dealer, 40)
 
         redis.stop()  # under load: the tables go on, the feed servers serve from the log
@@ -115,7 +112,7 @@ def test_every_subscriber_gets_every_message_once_through_a_redis_restart_and_a_
         step(dealer)
         studio.kill()
         studio.start()
-        dealer = Api(studio.url, "dealer", "dealer")
+        dealer = ApiClient(studio.url, "dealer", "dealer")
         deal(dealer, 40)
 
         truth = feed_truth(studio.url, key)

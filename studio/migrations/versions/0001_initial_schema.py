@@ -86,4 +86,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    raise NotImplementedError("the initial schema is never removed by a migration: the studio's records are kept")
+    # Refused on purpose: going below the initial schema would drop the log and the ledger.
+    raise RuntimeError("the initial schema is never removed by a migration: the studio's records are kept")
