@@ -6,6 +6,8 @@ Rules held here:
   every bet is committed before any card is drawn. A late bet is rejected with that reason.
 - Each bet is checked against the table's limits (per player and bet type, for the round: the sum of their stakes
   on that type), the under-minimum policy, and the player's balance.
+- At a table banked by a player, a bet is taken only while the bank covers the worst outcome of every bet of the
+  round (`player_banker.BankCover`); a player holding a bank does not bet anywhere.
 - Undo takes back the player's last open bet of the round; double adds the same stakes once, capped at the maximum;
   repeat places the player's bets of their previous round again.
 - A final result settles every bet of the round by the pay table; a void refunds every stake.
@@ -16,17 +18,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from studio.cards import Card
 from studio.errors import BetRejected, ConfigError
 from studio.limits import TableLimits
 from studio.paytable import SHORTCUTS, BetType, PayTable
-from studio.player_banker import bank_result
+from studio.player_banker import BankCover, bank_result
 from studio.ports import Clock, Record
 from studio.procedure import Phase, TableState
 from studio.rules import Outcome, outcome
 from studio.settlement import Void, expand_shortcut, settle
-from studio.wallets import PlacedBet, WalletError, WalletStore, owners_of
+from studio.wallets import BankAgainst, BankCannotCover, PlacedBet, WalletError, WalletStore, owners_of
 
 LATE = "betting is closed: bets are committed before the first card is drawn"
 
@@ -54,6 +57,9 @@ class BettingService:
         if state.phase is not Phase.BETTING_OPEN or state.round is None or self.clock.now() >= state.round.closes_at:
             raise BettingClosed
         game_id = state.round.game_id
+        held = self.wallets.bank_held_by(player_id) if player_id is not None else None
+        if held is not None and held != self.table_id:
+            raise BetRejected("bet", 0, f"{player_id} holds the bank at {held} and cannot bet while holding it")
         if self.player_banker:
             seat = self.wallets.banker(self.table_id)
             if seat is None:
@@ -89,7 +95,25 @@ class BettingService:
             reason = f"over the table maximum of {self.limits.money(limit.maximum)} for this bet ({room} left)"
             raise BetRejected(bet_type.value, stake, reason)
         bet = PlacedBet(bet_id, game_server, player_id, self.table_id, game_id, bet_type, accepted)
-        return self.wallets.place(bet)
+        try:
+            return self.wallets.place(bet, self._against(game_id))
+        except BankCannotCover as short:
+            money = self.limits.money
+            raise BetRejected(
+                bet_type.value,
+                stake,
+                f"the bank cannot cover this bet: it holds {money(short.balance)}, "
+                f"and paying every bet of this round at worst would need {money(short.needed)}",
+            ) from None
+
+    @cached_property
+    def _cover(self) -> BankCover:
+        return BankCover.of(self.pay_table)
+
+    def _against(self, game_id: str) -> BankAgainst | None:
+        """The player bank this round's bets are placed against, if the table is banked by a player."""
+        banker = self.wallets.approver(game_id) if self.player_banker else None
+        return None if banker is None else BankAgainst(banker, self._cover)
 
     def place(self, state: TableState, game_server: str, player_id: str, bet_id: str, bet_type: str,
               stake: int) -> list[PlacedBet]:  # fmt: skip
@@ -113,7 +137,7 @@ class BettingService:
         return self.wallets.cancel(open_bets[-1].bet_id)
 
     def double(self, state: TableState, game_server: str, player_id: str) -> list[PlacedBet]:
-        game_id = self._open_round(state)
+        game_id = self._open_round(state, player_id)
         open_bets = self.wallets.bets(game_id, player_id, status="open")
         if not open_bets:
             raise WalletError(f"player {player_id!r} has no bet to double in this round")
@@ -131,7 +155,7 @@ class BettingService:
         return doubled
 
     def repeat(self, state: TableState, game_server: str, player_id: str, previous_game_id: str) -> list[PlacedBet]:
-        game_id = self._open_round(state)
+        game_id = self._open_round(state, player_id)
         previous = [b for b in self.wallets.bets(previous_game_id, player_id) if b.status != "cancelled"]
         if not previous:
             raise WalletError(f"player {player_id!r} had no bets in {previous_game_id}")

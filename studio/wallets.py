@@ -11,7 +11,7 @@ Rules held here:
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +24,7 @@ from sqlmodel import Field, SQLModel
 from studio.database import BIG_INTEGER, WRITE_OPTION, open_engine
 from studio.errors import BetRejected, StudioError
 from studio.paytable import BetType, Verdict
+from studio.player_banker import BankCover
 from studio.ports import Clock
 from studio.schema import migrate
 from studio.settlement import Bet, Settlement
@@ -31,6 +32,22 @@ from studio.settlement import Bet, Settlement
 
 class WalletError(StudioError):
     """A wallet operation that cannot be done (unknown player, insufficient balance, ...)."""
+
+
+class BankCannotCover(BetRejected):
+    """A bet the player's bank could not pay at worst, with the other bets of the round (seed 001)."""
+
+    def __init__(self, bet_type: str, stake: int, balance: int, needed: int) -> None:
+        self.balance, self.needed = balance, needed
+        super().__init__(bet_type, stake, f"the bank cannot cover this bet: it holds {balance} and would need {needed}")
+
+
+@dataclass(frozen=True, slots=True)
+class BankAgainst:
+    """The player bank a bet is placed against, and how to tell what that bank must hold."""
+
+    player_id: str
+    cover: BankCover
 
 
 class WalletRow(SQLModel, table=True):
@@ -176,8 +193,11 @@ class WalletStore:
 
     # Bets.
 
-    def place(self, bet: PlacedBet) -> PlacedBet:
-        """Record a bet and take its stake, or return the same bet if its id was placed already."""
+    def place(self, bet: PlacedBet, bank: BankAgainst | None = None) -> PlacedBet:
+        """Record a bet and take its stake, or return the same bet if its id was placed already.
+
+        Against a player's `bank`, the bet is taken only if that bank's balance covers the worst outcome of every open
+        bet of the round with this one (checked in the same transaction, the bank's wallet locked)."""
         with self._writer.begin() as conn:
             existing = conn.execute(select(_B).where(_B.c.bet_id == bet.bet_id)).first()
             if existing is not None:
@@ -191,6 +211,8 @@ class WalletStore:
                 raise BetRejected(bet.bet_type.value, bet.stake, f"no wallet for player {bet.player_id!r}")
             if wallet.balance < bet.stake:
                 raise BetRejected(bet.bet_type.value, bet.stake, f"balance {wallet.balance} is less than the stake")
+            if bank is not None:
+                self._check_cover(conn, bet, bank)
             now = self._now()
             order = conn.execute(select(func.coalesce(func.max(_B.c.placed_order), 0))).scalar_one() + 1
             row = {"bet_id": bet.bet_id, "game_server": bet.game_server, "player_id": bet.player_id,
@@ -201,6 +223,19 @@ class WalletStore:
                                            game_id=bet.game_id, bet_id=bet.bet_id, at=now))  # fmt: skip
             conn.execute(update(_W).where(_W.c.player_id == bet.player_id).values(balance=_W.c.balance - bet.stake))
         return bet
+
+    def _check_cover(self, conn: Any, bet: PlacedBet, bank: BankAgainst) -> None:
+        balance = conn.execute(select(_W.c.balance).where(_W.c.player_id == bank.player_id).with_for_update()).scalar()
+        query = (select(_B.c.bet_type, func.sum(_B.c.stake), func.count()).where(_B.c.game_id == bet.game_id,
+                 _B.c.status == "open").group_by(_B.c.bet_type))  # fmt: skip
+        stakes: Counter[BetType] = Counter({bet.bet_type: bet.stake})
+        count = 1
+        for bet_type, staked, bets in conn.execute(query):
+            stakes[BetType(bet_type)] += int(staked)
+            count += int(bets)
+        needed = bank.cover.exposure(stakes, count)
+        if balance is None or balance < needed:
+            raise BankCannotCover(bet.bet_type.value, bet.stake, balance or 0, needed)
 
     def cancel(self, bet_id: str) -> PlacedBet:
         """Undo an open bet: marked cancelled, its stake refunded by a ledger entry."""
@@ -265,10 +300,21 @@ class WalletStore:
             row = conn.execute(select(_SEAT).where(_SEAT.c.table_id == table_id)).first()
         return None if row is None else dict(row._mapping)
 
+    def bank_held_by(self, player_id: str) -> str | None:
+        """The table where the player holds the bank, if any."""
+        with self._engine.connect() as conn:
+            value = conn.execute(select(_SEAT.c.table_id).where(_SEAT.c.player_id == player_id)).scalar()
+        return None if value is None else str(value)
+
     def take_bank(self, table_id: str, player_id: str, game_server: str, auto_approve: bool, required: int) -> None:
         with self._writer.begin() as conn:
             if conn.execute(select(_SEAT.c.player_id).where(_SEAT.c.table_id == table_id)).first() is not None:
                 raise WalletError(f"table {table_id} already has a banker")
+            held = conn.execute(select(_SEAT.c.table_id).where(_SEAT.c.player_id == player_id)).scalar()
+            if held is not None:
+                raise WalletError(f"{player_id} already holds the bank at {held}: one bank at a time")
+            if conn.execute(select(_B.c.bet_id).where(_B.c.player_id == player_id, _B.c.status == "open")).first():
+                raise WalletError(f"{player_id} has bets waiting for a result: take the bank once they are settled")
             wallet = conn.execute(select(_W.c.balance, _W.c.game_server).where(_W.c.player_id == player_id)).first()
             if wallet is None or wallet.game_server != game_server:
                 raise WalletError(f"no wallet for player {player_id!r}")
@@ -278,7 +324,12 @@ class WalletStore:
                                               auto_approve=auto_approve, since=self._now()))  # fmt: skip
 
     def leave_bank(self, table_id: str, player_id: str) -> None:
+        """Give the bank back to the house, between rounds: not while bets of a round it approved are open."""
         with self._writer.begin() as conn:
+            approved = select(_OK.c.game_id).where(_OK.c.player_id == player_id)
+            if conn.execute(select(_B.c.bet_id).where(_B.c.game_id.in_(approved), _B.c.table_id == table_id,
+                                                      _B.c.status == "open")).first():  # fmt: skip
+                raise WalletError(f"{player_id} holds the bank for a round in play: leave it once the round is settled")
             done = conn.execute(_SEAT.delete().where(_SEAT.c.table_id == table_id, _SEAT.c.player_id == player_id))
             if done.rowcount == 0:
                 raise WalletError(f"{player_id} does not hold the bank at {table_id}")
