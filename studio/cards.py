@@ -120,10 +120,9 @@ def _parse(text: str) -> Card:
 
 _CARDS = {(rank, suit): Card(rank, suit) for suit in Suit for rank in Rank}
 ALL_CARDS: tuple[Card, ...] = tuple(_CARDS.values())
-_BY_CODE = {card.code: card for card in ALL_CARDS}
 """The 52 cards of one deck, suit by suit, ace to king."""
+_BY_CODE = {card.code: card for card in ALL_CARDS}
 
-CARDS_PER_DECK = 52
 DEFAULT_DECKS = 8
 
 

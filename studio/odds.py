@@ -46,7 +46,7 @@ from typing import Generic, TypeVar
 
 from studio.cards import ALL_CARDS, Card, Rank
 from studio.errors import InvalidShoe
-from studio.rules import Winner, banker_draws, is_natural, player_draws
+from studio.rules import Winner, banker_draws, is_natural, player_draws, winner_of
 
 K = TypeVar("K", bound=Hashable)
 
@@ -64,11 +64,7 @@ class DealClass:
 
     @property
     def winner(self) -> Winner:
-        if self.player_total > self.banker_total:
-            return Winner.PLAYER
-        if self.banker_total > self.player_total:
-            return Winner.BANKER
-        return Winner.TIE
+        return winner_of(self.player_total, self.banker_total)
 
 
 @dataclass(frozen=True, slots=True)

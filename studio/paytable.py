@@ -21,7 +21,7 @@ from typing import Any
 
 from studio.errors import ConfigError
 from studio.money import Rounding
-from studio.rules import Outcome, Winner
+from studio.rules import Outcome, Winner, winner_of
 
 
 class BetType(enum.Enum):
@@ -68,11 +68,7 @@ class DealFacts:
 
     @property
     def winner(self) -> Winner:
-        if self.player_total > self.banker_total:
-            return Winner.PLAYER
-        if self.banker_total > self.player_total:
-            return Winner.BANKER
-        return Winner.TIE
+        return winner_of(self.player_total, self.banker_total)
 
     @classmethod
     def of(cls, outcome: Outcome) -> DealFacts:

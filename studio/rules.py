@@ -36,6 +36,15 @@ def total(points: Sequence[int]) -> int:
     return sum(points) % 10
 
 
+def winner_of(player_total: int, banker_total: int) -> Winner:
+    """The higher total wins; equal totals are a tie."""
+    if player_total > banker_total:
+        return Winner.PLAYER
+    if banker_total > player_total:
+        return Winner.BANKER
+    return Winner.TIE
+
+
 def hand_total(cards: Sequence[Card]) -> int:
     return total([card.points for card in cards])
 
@@ -144,18 +153,12 @@ def outcome(player: Sequence[Card], banker: Sequence[Card]) -> Outcome:
     if pending is not None:
         raise InvalidDeal(f"the deal is not finished: the next card goes to the {pending.value}")
     player_total, banker_total = hand_total(player), hand_total(banker)
-    if player_total > banker_total:
-        winner = Winner.PLAYER
-    elif banker_total > player_total:
-        winner = Winner.BANKER
-    else:
-        winner = Winner.TIE
     return Outcome(
         player=tuple(player),
         banker=tuple(banker),
         player_total=player_total,
         banker_total=banker_total,
-        winner=winner,
+        winner=winner_of(player_total, banker_total),
         player_natural=is_natural(player),
         banker_natural=is_natural(banker),
         player_pair=player[0].rank == player[1].rank,

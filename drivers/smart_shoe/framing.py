@@ -26,7 +26,6 @@ from drivers.smart_shoe.messages import Message, MessageType, PayloadError, deco
 STX = 0x02
 ETX = 0x03
 DLE = 0x10
-ESCAPE_XOR = 0x20
 
 HEADER_SIZE = 4  # LEN, SEQ (2), TYPE
 CRC_SIZE = 2

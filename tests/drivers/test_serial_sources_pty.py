@@ -18,6 +18,7 @@ from studio.errors import ConfigError
 from studio.simulation import seeded_shoe
 from studio.sources import DeviceReport, ReportKind, SourceDisconnected, SourceState, SourceUnavailable
 from studio.supervisor import Supervisor
+from tests.waiting import until
 
 CARDS = seeded_shoe(1, random.Random(4))
 
@@ -34,10 +35,9 @@ class Reader:
             self.reports.append(report)
 
     async def until(self, count: int, timeout: float = 10.0) -> list[DeviceReport]:
-        for _ in range(int(timeout / 0.01)):
-            if len(self.reports) >= count:
-                break
-            await asyncio.sleep(0.01)
+        """The reports once `count` came, or all that came within `timeout` (the caller asserts what it expects)."""
+        with contextlib.suppress(AssertionError):
+            await until(lambda: len(self.reports) >= count, f"{count} reports", timeout)
         return self.reports
 
     async def stop(self) -> None:
@@ -146,11 +146,14 @@ def test_missing_heartbeats_degrade_the_shoe() -> None:
         source = SmartShoeSource("shoe-1", sim.device.path, heartbeat_seconds=0.05)
         await source.open()
         reader = asyncio.create_task(collect(source, sim, draws=0, want=1, timeout=0.5))
-        await asyncio.sleep(0.3)
-        assert source.health().state is SourceState.CONNECTED  # heartbeats keep it healthy
+        # Heartbeats keep it healthy: several of them come (each moves the time of the last frame on), and it stays
+        # connected all along.
+        for _ in range(4):
+            heard = source._session.last_frame_at
+            await until(lambda heard=heard: source._session.last_frame_at > heard, "a heartbeat")
+            assert source.health().state is SourceState.CONNECTED
         sim.heartbeat_seconds = 60  # the shoe falls silent
-        await asyncio.sleep(0.4)
-        assert source.health().state is SourceState.DEGRADED
+        await until(lambda: source.health().state is SourceState.DEGRADED, "the silent shoe to degrade")
         assert "no frame from the shoe" in source.health().detail
         await reader
         await source.close()
@@ -167,22 +170,24 @@ def test_unplugged_device_disconnects_and_the_supervisor_reconnects(tmp_path: Pa
         source = SmartShoeSource("shoe-1", str(link))
         supervisor = Supervisor(commands.append, [source], backoff_initial=0.05, backoff_cap=0.2)
         task = asyncio.create_task(supervisor.run())
-        for _ in range(200):
-            await asyncio.sleep(0.01)
-            if supervisor.states.get("shoe-1") and supervisor.states["shoe-1"].state is SourceState.CONNECTED:
-                break
+
+        def state() -> SourceState | None:
+            health = supervisor.states.get("shoe-1")
+            return None if health is None else health.state
+
+        def drawn() -> list[object]:
+            return [cmd.read.card for cmd in commands if isinstance(cmd, c.DrawCard)]
+
+        await until(lambda: state() is SourceState.CONNECTED, "the shoe to connect")
         sim.draw()
-        await asyncio.sleep(0.3)
+        await until(lambda: len(drawn()) == 1, "the first card")
         sim.unplug(0.5)
-        await asyncio.sleep(0.3)
-        assert supervisor.states["shoe-1"].state is SourceState.DISCONNECTED
+        await until(lambda: state() is SourceState.DISCONNECTED, "the unplugged shoe to disconnect")
         assert any(isinstance(cmd, c.ReportSourceFailure) for cmd in commands)
-        await asyncio.sleep(1.0)  # plugged back in; the backoff retries find it
-        assert supervisor.states["shoe-1"].state is SourceState.CONNECTED
+        await until(lambda: state() is SourceState.CONNECTED, "the backoff retries to find the shoe plugged back in")
         sim.draw()
-        await asyncio.sleep(0.5)
-        drawn = [cmd.read.card for cmd in commands if isinstance(cmd, c.DrawCard)]
-        assert drawn == CARDS[:2]
+        await until(lambda: len(drawn()) == 2, "the second card")
+        assert drawn() == CARDS[:2]
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -211,16 +216,30 @@ def test_line_scanner_through_delays_duplicates_and_an_unplug(tmp_path: Path) ->
         supervisor = Supervisor(commands.append, [LineScannerSource("scanner-1", str(tmp_path / "scanner0"))],
                                 backoff_initial=0.05, backoff_cap=0.1)  # fmt: skip
         task = asyncio.create_task(supervisor.run())
-        await asyncio.sleep(0.3)
+
+        def state() -> SourceState | None:
+            health = supervisor.states.get("scanner-1")
+            return None if health is None else health.state
+
+        def failures() -> int:
+            return sum(isinstance(cmd, c.ReportSourceFailure) for cmd in commands)
+
+        def reads() -> list[object]:
+            return [cmd.read.card for cmd in commands if isinstance(cmd, c.DrawCard)]
+
+        await until(lambda: state() is SourceState.CONNECTED, "the scanner to connect")
         for _ in range(3):
             sim.draw()
-        await asyncio.sleep(1.0)  # unplugged after the third card, back 0.3 s later
+        # Unplugged after the third card, back 0.3 s later: the failure is seen, then the scanner is found again.
+        await until(lambda: failures() > 0, "the unplugged scanner to fail")
+        await until(lambda: state() is SourceState.CONNECTED, "the scanner to be plugged back in")
+        fourth_card = CARDS[3]
         sim.draw()
-        await asyncio.sleep(0.5)
+        await until(lambda: reads()[-2:] == [fourth_card, fourth_card], "the fourth line and its copy")
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        drawn = [cmd.read.card for cmd in commands if isinstance(cmd, c.DrawCard)]
+        drawn = reads()
         first, second, third, fourth = CARDS[:4]
         # The third line (and its copy) go out just as the cable is pulled: each may reach the host or be lost, but
         # nothing arrives garbled or out of order.

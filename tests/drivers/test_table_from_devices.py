@@ -21,16 +21,9 @@ from studio.sources import SourceState
 from studio.store_sql import SqlEventStore
 from studio.supervisor import Supervisor
 from studio.table_service import TableService
+from tests.waiting import until
 
 DEALER = "dealer:ann"
-
-
-async def wait_for(condition: object, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.01)):
-        if condition():  # type: ignore[operator]
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("timed out")
 
 
 def test_rounds_dealt_from_a_shoe_on_a_pty_are_logged_and_verify(tmp_path: Path) -> None:
@@ -43,8 +36,9 @@ def test_rounds_dealt_from_a_shoe_on_a_pty_are_logged_and_verify(tmp_path: Path)
     async def body() -> None:
         supervisor = Supervisor(table.handle, [SmartShoeSource("shoe-1", str(tmp_path / "shoe0"))])
         task = asyncio.create_task(supervisor.run())
-        await wait_for(
-            lambda: "shoe-1" in supervisor.states and supervisor.states["shoe-1"].state is SourceState.CONNECTED
+        await until(
+            lambda: "shoe-1" in supervisor.states and supervisor.states["shoe-1"].state is SourceState.CONNECTED,
+            "the shoe to connect",
         )
         table.handle(c.ConfirmShuffle(DEALER))
         table.handle(c.PlaceCutCard(DEALER, 30))
@@ -57,7 +51,8 @@ def test_rounds_dealt_from_a_shoe_on_a_pty_are_logged_and_verify(tmp_path: Path)
             assert phase in (Phase.BURNING, Phase.DEALING), table.state.suspension
             drawn = sim.position
             sim.draw()  # the dealer slides a card out; the shoe reports it
-            await wait_for(lambda n=drawn: table.state.cards_drawn > n or table.state.phase is Phase.AWAITING_SHUFFLE)
+            await until(lambda n=drawn: table.state.cards_drawn > n or table.state.phase is Phase.AWAITING_SHUFFLE,
+                        f"card {drawn + 1} to be logged")  # fmt: skip
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

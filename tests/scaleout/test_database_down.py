@@ -4,7 +4,6 @@ by itself when the database answers, with every card logged once and in order.""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +22,7 @@ from studio.sources import DeviceReport, ReportKind
 from studio.store_sql import SqlEventStore
 from studio.table_service import LogUnavailable
 from tests.services import PostgresServer
+from tests.waiting import wait_until
 
 TABLE = """\
 [table]
@@ -48,13 +48,6 @@ def server(tmp_path: Path) -> Iterator[PostgresServer]:
     postgres.remove()
 
 
-def wait_for(condition: object, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not callable(condition) or not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 def test_the_table_waits_for_its_log_and_loses_no_card(server: PostgresServer, tmp_path: Path) -> None:
     table_file = tmp_path / "t1.toml"
     table_file.write_text(TABLE)
@@ -77,12 +70,16 @@ def test_the_table_waits_for_its_log_and_loses_no_card(server: PostgresServer, t
                         c.CloseBetting("dealer:ann")):  # fmt: skip
             run(command)
         read("2H", 1)
-        wait_for(lambda: runtime.service.state.round is not None and len(runtime.service.state.round.dealt) == 1)
+        wait_until(
+            lambda: runtime.service.state.round is not None and len(runtime.service.state.round.dealt) == 1,
+            "the first card",
+            20,
+        )
         seq_before = runtime.service.seq
 
         server.stop()
         read("3H", 2)  # the shoe reads the next card while the database is down
-        wait_for(lambda: runtime.service.log_unavailable is not None)
+        wait_until(lambda: runtime.service.log_unavailable is not None, "the table to see its log unavailable", 20)
         view = console_view(studio, runtime)
         assert view["next_action"]["action"] == "wait" and view["light"] == "red"
         assert "log is unavailable" in view["next_action"]["text"] and view["log_unavailable"]
@@ -93,10 +90,16 @@ def test_the_table_waits_for_its_log_and_loses_no_card(server: PostgresServer, t
         assert client.get("/readyz").status_code == 503
 
         server.start()
-        wait_for(lambda: runtime.service.log_unavailable is None and len(runtime.service.state.round.dealt) == 2)
+        wait_until(
+            lambda: runtime.service.log_unavailable is None and len(runtime.service.state.round.dealt) == 2,
+            "the held card to be logged",
+            20,
+        )
         read("4H", 3)
         read("5H", 4)
-        wait_for(lambda: runtime.service.state.round is None)  # the round completed: 2+4=6 against 3+5=8
+        wait_until(
+            lambda: runtime.service.state.round is None, "the round to complete", 20
+        )  # the round completed: 2+4=6 against 3+5=8
         assert client.get("/readyz").status_code == 200
     with SqlEventStore(url) as store:  # the app closed its own on the way out
         logged = list(store.read("T1"))

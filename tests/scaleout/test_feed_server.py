@@ -26,6 +26,7 @@ from studio.store_sql import SqlEventStore
 from studio.table_service import TableService
 from studio.users import UserStore
 from tests.services import RedisServer
+from tests.waiting import until
 
 DEALER, BOSS = "dealer:ann", "pit_boss:bob"
 UNREACHABLE = "redis://127.0.0.1:1/0"
@@ -54,11 +55,11 @@ class Table:
         return [int(message["seq"]) for message in messages]
 
 
-async def received(queue: asyncio.Queue[tuple[int, str] | None], until: int, seconds: float = 10.0) -> list[int]:
-    """The seqs a subscription receives until `until` arrives (or time runs out)."""
+async def received(queue: asyncio.Queue[tuple[int, str] | None], last: int, seconds: float = 10.0) -> list[int]:
+    """The seqs a subscription receives until `last` arrives (or time runs out)."""
     seqs: list[int] = []
     async with asyncio.timeout(seconds):
-        while not seqs or seqs[-1] < until:
+        while not seqs or seqs[-1] < last:
             item = await queue.get()
             assert item is not None
             seqs.append(item[0])
@@ -80,7 +81,9 @@ def test_without_redis_the_feed_server_reads_the_log_and_holds_back_a_suspension
         first = await received(subscription.queue, table.feed_seqs()[-1])
         table.run(c.DeclareError(DEALER, "card_exposed", "a card flipped"))
         table.run(c.CorrectCard(BOSS, 1, Card.parse("3H"), "the card was the 3 of hearts"))  # a feed message...
-        await asyncio.sleep(1.5)  # ... held back with the suspension: three polls of the log and nothing
+        # ... read from the log and held back with the suspension: nothing reaches the subscriber.
+        logged = table.store.last_seq("T1")
+        await until(lambda: server.tailers["T1"].scanned >= logged, "the feed server to read the correction")
         assert subscription.queue.empty() and not server.redis_up
         table.run(c.ContinuePlay(BOSS, "resolved"))
         table.deal("4H", "5H", "6H")
@@ -108,12 +111,13 @@ def test_through_redis_a_feed_server_gets_every_message_once_even_when_redis_sta
         subscription = server.hub.subscribe("T1")
         table.run(c.ConfirmShuffle(DEALER), c.PlaceCutCard(DEALER), c.OpenBetting(DEALER), c.CloseBetting(DEALER))
         table.deal("2H", "3H", "4H", "5H")
-        await asyncio.sleep(0.2)
+        first = await received(subscription.queue, table.feed_seqs()[-1])
+        assert first == table.feed_seqs()  # through Redis
         await forwarder.redis.delete("studio:feed:T1")  # Redis loses the stream (a restart with nothing persisted)
         table.run(c.OpenBetting(DEALER), c.CloseBetting(DEALER))
         table.deal("6H", "7H", "8H", "9H")
         expected = table.feed_seqs()
-        assert await received(subscription.queue, expected[-1]) == expected
+        assert first + await received(subscription.queue, expected[-1]) == expected
         assert server.redis_up and forwarder.up
         reader.cancel()
         pushing.cancel()
