@@ -9,7 +9,7 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Field, SQLModel
 
 from studio.chat import ChatFilter, ChatRejected
-from studio.database import BIG_INTEGER, WRITE_OPTION, open_engine
+from studio.database import BIG_INTEGER, WRITE_OPTION, database_errors, open_engine
 from studio.ports import Clock
 from studio.schema import migrate
 
@@ -37,6 +37,7 @@ class MuteRow(SQLModel, table=True):
 _C, _M = ChatRow.__table__, MuteRow.__table__  # type: ignore[attr-defined]
 
 
+@database_errors
 class ChatStore:
     def __init__(self, url: str, clock: Clock, chat_filter: ChatFilter | None = None) -> None:
         self._engine = open_engine(make_url(url))

@@ -6,15 +6,20 @@
 - PostgreSQL (`postgresql+psycopg://...`): connections are checked before use (`pool_pre_ping`), so a server that
   went away and came back costs one failed operation, not a broken pool; a new connection gives up after
   `CONNECT_TIMEOUT` seconds.
+- A store never lets SQLAlchemy's errors out: a database that does not answer (or refuses) raises
+  `DatabaseUnavailable`, a `StoreError`, naming the driver's own one-line reason (`database_errors`).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import BigInteger, Engine, Integer, create_engine, event
 from sqlalchemy.engine import URL, Connection
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from studio.ports import StoreError
 
@@ -28,6 +33,44 @@ CONNECT_TIMEOUT = 3  # seconds a new PostgreSQL connection may take
 BIG_INTEGER = BigInteger().with_variant(Integer(), "sqlite")
 """The column type of every seq, id and amount: 64 bits everywhere (PostgreSQL's INTEGER has only 32: 21 million in
 cents); on SQLite plain INTEGER, which is 64 bits already and keeps an id the table's auto-incrementing rowid."""
+
+
+class DatabaseUnavailable(StoreError):
+    """The studio database did not answer, or refused: nothing was changed; the caller may try again."""
+
+
+def one_line(error: BaseException) -> str:
+    """The driver's own message (e.g. 'database disk image is malformed'), without SQLAlchemy's SQL and links."""
+    if isinstance(error, StoreError):
+        return str(error)
+    cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
+    if isinstance(cause, StoreError):
+        return str(cause)
+    text = str(cause).strip().splitlines()
+    return f"{type(cause).__name__}: {text[0]}" if text else type(cause).__name__
+
+
+Store = TypeVar("Store", bound=type)
+
+
+def database_errors(cls: Store) -> Store:
+    """Class decorator for a store: every public method raises `DatabaseUnavailable` where SQLAlchemy raised. (A
+    method that reads an integrity error as an answer, a duplicate say, catches it itself, before this does.)"""
+    for name, method in list(vars(cls).items()):
+        if not name.startswith("_") and callable(method):
+            setattr(cls, name, _translated(method))
+    return cls
+
+
+def _translated(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except SQLAlchemyError as error:
+            raise DatabaseUnavailable(f"the studio database: {one_line(error)}") from error
+
+    return call
 
 
 def open_engine(url: URL) -> Engine:

@@ -25,11 +25,11 @@ from typing import Any, cast
 from alembic.util.exc import CommandError
 from sqlalchemy import Table, Text, func, insert, select
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
 from studio.chain import canonical_json, check_expected_seq, check_stream, format_at, seal
-from studio.database import BIG_INTEGER, WRITE_OPTION, open_engine
+from studio.database import BIG_INTEGER, WRITE_OPTION, one_line, open_engine
 from studio.ports import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoreError
 from studio.schema import migrate
 
@@ -68,7 +68,7 @@ class SqlEventStore:
         try:
             parsed = make_url(url)
         except SQLAlchemyError as error:  # ArgumentError: not a URL at all
-            raise StoreError(f"event store URL {url!r} is invalid: {_one_line(error)}") from None
+            raise StoreError(f"event store URL {url!r} is invalid: {one_line(error)}") from None
         self._name = parsed.render_as_string(hide_password=True)
         try:
             self._engine = open_engine(parsed)
@@ -181,7 +181,7 @@ class SqlEventStore:
             raise StoreError(f"event store {self._name} is closed")
 
     def _failure(self, error: BaseException | str) -> StoreError:
-        return StoreError(f"event store {self._name}: {error if isinstance(error, str) else _one_line(error)}")
+        return StoreError(f"event store {self._name}: {error if isinstance(error, str) else one_line(error)}")
 
 
 def _head(conn: Connection, stream: str) -> tuple[int, str]:
@@ -211,14 +211,3 @@ _decode = json.JSONDecoder().decode  # one decoder for every row, as chain.py do
 def _record(row: Any) -> Record:
     stream, seq, at, actor, kind, data, raw, prev_hash, digest = row
     return Record(stream, seq, datetime.fromisoformat(at), actor, kind, _decode(data), raw, prev_hash, digest)
-
-
-def _one_line(error: BaseException) -> str:
-    """The driver's own message (e.g. 'database disk image is malformed'), without SQLAlchemy's SQL and links."""
-    if isinstance(error, StoreError):
-        return str(error)
-    cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
-    if isinstance(cause, StoreError):
-        return str(cause)
-    text = str(cause).strip().splitlines()
-    return f"{type(cause).__name__}: {text[0]}" if text else type(cause).__name__

@@ -19,7 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, select
 
-from studio.database import open_engine
+from studio.database import database_errors, open_engine
 from studio.errors import StudioError
 from studio.ports import Clock
 from studio.roles import Role
@@ -78,6 +78,7 @@ def _check_name(name: str) -> str:
     return cleaned
 
 
+@database_errors
 class UserStore:
     def __init__(self, url: str, clock: Clock) -> None:
         self._engine = open_engine(make_url(url))

@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, SQLModel
 
-from studio.database import BIG_INTEGER, WRITE_OPTION, open_engine
+from studio.database import BIG_INTEGER, WRITE_OPTION, database_errors, open_engine
 from studio.errors import BetRejected, StudioError
 from studio.paytable import BetType, Verdict
 from studio.player_banker import BankCover
@@ -136,6 +136,7 @@ def _placed(row: Any) -> PlacedBet:
                      row.stake, row.status)  # fmt: skip
 
 
+@database_errors
 class WalletStore:
     def __init__(self, url: str, clock: Clock) -> None:
         self._engine = open_engine(make_url(url))
