@@ -37,7 +37,7 @@ def test_a_damaged_database_raises_the_studios_own_error(tmp_path: Path, kind: s
     for leftover in tmp_path.glob("studio.db-*"):  # the WAL and its index
         leftover.unlink()
     path.write_bytes(b"this is not a database" * 400)
-    with pytest.raises(DatabaseUnavailable, match="the studio database: .*not a database") as raised:
+    with pytest.raises(DatabaseUnavailable, match=r"the studio database: .*not a database") as raised:
         call(store)
     assert isinstance(raised.value, StoreError)
 
