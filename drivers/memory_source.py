@@ -7,12 +7,13 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from studio.errors import ConfigError
-from studio.sources import DeviceReport, SourceDisconnected, SourceHealth, SourceState, SourceUnavailable
+from studio.sources import DeviceReport, ManagedSource, SourceDisconnected, SourceHealth, SourceState, SourceUnavailable
 
 _DISCONNECT = object()
+_CLOSED = object()
 
 
-class MemorySource:
+class MemorySource(ManagedSource):
     def __init__(self, source_id: str, failing_opens: int = 0) -> None:
         self._id = source_id
         self._queue: asyncio.Queue[object] = asyncio.Queue()
@@ -42,7 +43,9 @@ class MemorySource:
         self._open = True
 
     async def close(self) -> None:
-        self._open = False
+        if self._open:
+            self._open = False
+            self._queue.put_nowait(_CLOSED)  # wakes a reader waiting for the next report
 
     def health(self) -> SourceHealth:
         return SourceHealth(SourceState.CONNECTED if self._open else SourceState.DISCONNECTED)
@@ -56,8 +59,11 @@ class MemorySource:
     async def reports(self) -> AsyncIterator[DeviceReport]:
         while self._open:
             item = await self._queue.get()
+            if item is _CLOSED:
+                continue  # closed since (or a close from an earlier opening): the loop's test says which
             if item is _DISCONNECT:
                 self._open = False
                 raise SourceDisconnected(f"{self._id}: unplugged")
             assert isinstance(item, DeviceReport)
             yield item
+        raise SourceDisconnected(f"{self._id}: closed")

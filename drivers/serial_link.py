@@ -1,5 +1,7 @@
 """A serial port opened with pyserial's `serial_for_url` (device paths, loop://, socket://, rfc2217://), read and
-written from asyncio without blocking the loop: each blocking call runs in a worker thread.
+written from asyncio without blocking the loop: each blocking call runs in a worker thread. A port is closed only
+between two of those calls (pyserial's read fails with a TypeError, not a SerialException, when its port is closed
+under it), so a reader waiting when the link closes gets `SourceDisconnected`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ class SerialLink:
         self.baudrate = baudrate
         self._settings = settings
         self._port: serial.Serial | None = None
+        self._in_use = asyncio.Lock()  # held while a worker thread reads or writes the port
 
     @property
     def is_open(self) -> bool:
@@ -38,7 +41,8 @@ class SerialLink:
     async def close(self) -> None:
         port, self._port = self._port, None
         if port is not None:
-            await asyncio.to_thread(port.close)
+            async with self._in_use:  # a read under way ends within READ_TIMEOUT
+                await asyncio.to_thread(port.close)
 
     def _read_blocking(self, port: serial.Serial) -> bytes:
         first = port.read(1)  # returns at the first byte, or empty after READ_TIMEOUT
@@ -47,20 +51,22 @@ class SerialLink:
 
     async def read(self) -> bytes:
         """Whatever bytes arrived (possibly none, after a short wait); `SourceDisconnected` if the port failed."""
-        port = self._require()
-        try:
-            return await asyncio.to_thread(self._read_blocking, port)
-        except (serial.SerialException, OSError) as error:
-            raise SourceDisconnected(f"{self.url}: {error}") from None
+        async with self._in_use:
+            port = self._require()
+            try:
+                return await asyncio.to_thread(self._read_blocking, port)
+            except (serial.SerialException, OSError) as error:
+                raise SourceDisconnected(f"{self.url}: {error}") from None
 
     async def write(self, data: bytes) -> None:
         if not data:
             return
-        port = self._require()
-        try:
-            await asyncio.to_thread(port.write, data)
-        except (serial.SerialException, OSError) as error:
-            raise SourceDisconnected(f"{self.url}: {error}") from None
+        async with self._in_use:
+            port = self._require()
+            try:
+                await asyncio.to_thread(port.write, data)
+            except (serial.SerialException, OSError) as error:
+                raise SourceDisconnected(f"{self.url}: {error}") from None
 
     def _require(self) -> serial.Serial:
         if self._port is None:

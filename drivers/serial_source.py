@@ -6,7 +6,7 @@ A subclass turns bytes into device reports (and bytes to answer with) through it
 from __future__ import annotations
 
 import time
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from drivers.serial_link import SerialLink
 from studio.clock import SystemClock
 from studio.ports import Clock
-from studio.sources import DeviceReport, SourceDisconnected, SourceHealth, SourceState
+from studio.sources import DeviceReport, ManagedSource, SourceDisconnected, SourceHealth, SourceState
 
 LINK_ERRORS_KEPT = 100
 
@@ -28,7 +28,7 @@ class LinkError:
     raw_hex: str
 
 
-class SerialSource(ABC):
+class SerialSource(ManagedSource):
     default_baud = 9600
 
     def __init__(

@@ -1,18 +1,22 @@
 """The card-source port: what every device driver (smart shoe, line scanner, camera, simulator) gives the studio.
 
 A source is opened, yields `DeviceReport`s as an async iterator, reports its health, and is closed. Lifecycles are
-explicit and idempotent (`close` is safe twice). Reconnecting is not the driver's job: the supervisor
-(`studio.supervisor`) does it once for every source, with capped exponential backoff. A driver whose device goes
-away raises `SourceDisconnected` from its iterator; it never yields stale values.
+explicit and idempotent: `close` is safe twice, and before `open`; `async with source:` opens and closes it; reading a
+closed source raises `SourceDisconnected`, and its health then reads disconnected. Reconnecting is not the driver's
+job: the supervisor (`studio.supervisor`) does it once for every source, with capped exponential backoff. A driver
+whose device goes away raises `SourceDisconnected` from its iterator; it never yields stale values. Every driver
+passes one contract suite (`tests/test_source_contract.py`).
 """
 
 from __future__ import annotations
 
 import enum
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from types import TracebackType
+from typing import Protocol, Self
 
 from studio.cards import Card
 from studio.errors import StudioError
@@ -83,3 +87,26 @@ class CardSource(Protocol):
     def reports(self) -> AsyncIterator[DeviceReport]:
         """What the device sees, as it sees it; raises `SourceDisconnected` if the device goes away."""
         ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None: ...  # fmt: skip
+
+
+class ManagedSource(ABC):
+    """The lifecycle every driver shares: `async with source:` opens it, and closes it whatever happens inside."""
+
+    @abstractmethod
+    async def open(self) -> None: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None:  # fmt: skip
+        await self.close()
