@@ -14,7 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from dealer_ui import table_log
 from dealer_ui.metrics import StudioMetrics
-from dealer_ui.routes import bets, chat, feed, health, session, surveillance, tables
+from dealer_ui.routes import bets, chat, evidence, feed, health, session, surveillance, tables
 from dealer_ui.runtime import Studio, StudioSettings
 from studio.ports import Clock, StoreError
 
@@ -52,7 +52,7 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
     app.state.feed = studio  # the results feed of this process's own tables
     app.state.users = studio.users
     app.state.metrics = metrics
-    for module in (session, tables, bets, chat, feed, surveillance, health):
+    for module in (session, tables, bets, chat, feed, surveillance, evidence, health):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

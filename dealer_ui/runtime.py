@@ -78,6 +78,7 @@ class TableRuntime:
     simulator: ShoeSimulator | None = None
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
     last_void: dict[str, Any] | None = None  # the last round voided, with its reason and who voided it
+    suspension_seq: int | None = None  # the seq of the last TableSuspended record (its read's evidence is served)
     settlement_pending: str | None = None  # why a logged result or void could not be settled yet (database down)
     version: int = 0
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
@@ -92,6 +93,8 @@ class TableRuntime:
             self.recent.append(dict(record.data))
         elif record.kind == "RoundVoided":
             self.last_void = {**record.data, "by": record.actor, "at": record.at.isoformat()}
+        elif record.kind == "TableSuspended":
+            self.suspension_seq = record.seq
 
     @property
     def source_states(self) -> dict[str, SourceHealth]:

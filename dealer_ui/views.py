@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from dealer_ui.evidence import url_of as evidence_url
 from dealer_ui.runtime import Studio, TableRuntime
 from studio.console import NextAction, betting_light, next_action
 from studio.events import RoundCompleted
@@ -75,6 +76,11 @@ def table_view(
             "read": None if read is None else {
                 "card": read.card.code if read.card else None, "source": read.source, "device_seq": read.device_seq,
                 "confidence": read.confidence, "raw": read.raw,
+                # the camera's crop, served to staff once its hash matches the log (dealer_ui/routes/evidence.py)
+                "evidence": None if read.evidence_sha256 is None or runtime.suspension_seq is None else {
+                    "seq": runtime.suspension_seq, "sha256": read.evidence_sha256,
+                    "url": evidence_url(runtime.table_id, runtime.suspension_seq),
+                },
             },
             "corrected": state.suspension.corrected.code if state.suspension.corrected else None,
         }  # fmt: skip

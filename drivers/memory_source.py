@@ -1,9 +1,11 @@
-"""The in-memory twin of a card source: reports pushed by a test or a demo, and a disconnect on demand."""
+"""The in-memory twin of a card source: reports pushed by a test or a demo, and a disconnect on demand. Given an
+`evidence_dir`, it stands for a camera too: the server serves the crops its reports name from that folder."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from studio.errors import ConfigError
@@ -14,8 +16,9 @@ _CLOSED = object()
 
 
 class MemorySource(ManagedSource):
-    def __init__(self, source_id: str, failing_opens: int = 0) -> None:
+    def __init__(self, source_id: str, failing_opens: int = 0, evidence_dir: Path | None = None) -> None:
         self._id = source_id
+        self.evidence_dir = evidence_dir  # where the crops named by pushed reports lie, as a camera's would
         self._queue: asyncio.Queue[object] = asyncio.Queue()
         self._open = False
         self.failing_opens = failing_opens  # how many of the next opens fail, as an unplugged device would
@@ -23,13 +26,16 @@ class MemorySource(ManagedSource):
 
     @classmethod
     def from_options(cls, source_id: str, options: Mapping[str, Any], clock: object) -> MemorySource:
-        unknown = sorted(set(options) - {"failing_opens"})
+        unknown = sorted(set(options) - {"failing_opens", "evidence_dir"})
         if unknown:
             raise ConfigError(f"source {source_id!r}: unknown setting {', '.join(unknown)}")
         failing_opens = options.get("failing_opens", 0)
         if isinstance(failing_opens, bool) or not isinstance(failing_opens, int) or failing_opens < 0:
             raise ConfigError(f"source {source_id!r}: failing_opens must be a whole number of at least 0")
-        return cls(source_id, failing_opens)
+        evidence_dir = options.get("evidence_dir")
+        if evidence_dir is not None and (not isinstance(evidence_dir, str) or not evidence_dir.strip()):
+            raise ConfigError(f"source {source_id!r}: evidence_dir must be a path")
+        return cls(source_id, failing_opens, Path(evidence_dir) if evidence_dir is not None else None)
 
     @property
     def source_id(self) -> str:

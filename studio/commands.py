@@ -13,13 +13,20 @@ from studio.cards import Card
 
 @dataclass(frozen=True, slots=True)
 class CardRead:
-    """One card as a device (or a person keying it in) reported it. `card` is None when it could not be read."""
+    """One card as a device (or a person keying it in) reported it. `card` is None when it could not be read.
+
+    A camera's read also names its evidence: `raw` is the path of the card's crop (PNG), `evidence_sha256` the
+    SHA-256 of that file and `evidence_boxes_sha256` that of the JSON beside it (the frame's size and boxes), so the
+    log, hash-chained, makes the files tamper-evident too.
+    """
 
     card: Card | None
     source: str
     device_seq: int | None = None
     confidence: float | None = None
     raw: str | None = None  # the device's own bytes (hex) or a reference to the camera crop
+    evidence_sha256: str | None = None  # hex SHA-256 of the camera's crop
+    evidence_boxes_sha256: str | None = None  # hex SHA-256 of the crop's JSON sidecar (frame size, boxes)
 
 
 @dataclass(frozen=True, slots=True)

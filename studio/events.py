@@ -49,6 +49,8 @@ class CardBurned(Event):
     device_seq: int | None = None
     confidence: float | None = None
     raw: str | None = None
+    evidence_sha256: str | None = None  # camera evidence (see `CardRead`); absent from records older than it
+    evidence_boxes_sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,8 @@ class CardDealt(Event):
     confidence: float | None = None
     raw: str | None = None
     game_id: str = ""  # the round's game number, so that a card can be quoted on its own
+    evidence_sha256: str | None = None  # camera evidence (see `CardRead`); absent from records older than it
+    evidence_boxes_sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +123,8 @@ class TableSuspended(Event):
     device_seq: int | None = None
     confidence: float | None = None
     raw: str | None = None
+    evidence_sha256: str | None = None  # camera evidence (see `CardRead`); absent from records older than it
+    evidence_boxes_sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +136,8 @@ class CardReadWhileSuspended(Event):
     device_seq: int | None = None
     confidence: float | None = None
     raw: str | None = None
+    evidence_sha256: str | None = None  # camera evidence (see `CardRead`); absent from records older than it
+    evidence_boxes_sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,10 +235,19 @@ for _cls in EVENT_TYPES.values():
 
 _CARRIES_RAW = frozenset(cls for cls, codecs in _CODECS.items() if any(name == "raw" for name, _, _ in codecs))
 
+# Fields added after records were first logged: left out of the data while they are None, so that a record without
+# them keeps the form it always had (a shoe's read logs exactly what it did before the camera's evidence was hashed),
+# and an older record, which lacks them, decodes to their default.
+_ADDED_LATER = frozenset({"evidence_sha256", "evidence_boxes_sha256"})
+
 
 def encode(event: Event) -> tuple[str, dict[str, Any], str | None]:
     """(kind, data, raw): the raw device data travels apart from the data."""
-    data = {name: enc(getattr(event, name)) for name, enc, _ in _CODECS[type(event)]}
+    data = {
+        name: enc(value)
+        for name, enc, _ in _CODECS[type(event)]
+        if (value := getattr(event, name)) is not None or name not in _ADDED_LATER
+    }
     raw = data.pop("raw", None)
     return type(event).__name__, data, raw
 

@@ -173,12 +173,14 @@ def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason
 def _suspend(state: TableState, reason: SuspensionReason, detail: str, read: c.CardRead | None) -> e.TableSuspended:
     if read is None:
         return e.TableSuspended(reason.value, detail)
-    return e.TableSuspended(reason.value, detail, read.card, read.source, read.device_seq, read.confidence, read.raw)
+    return e.TableSuspended(reason.value, detail, read.card, read.source, read.device_seq, read.confidence, read.raw,
+                            read.evidence_sha256, read.evidence_boxes_sha256)  # fmt: skip
 
 
 def _burn_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
     assert state.burn is not None
-    burned: list[e.Event] = [e.CardBurned(card, read.source, read.device_seq, read.confidence, read.raw)]
+    burned: list[e.Event] = [e.CardBurned(card, read.source, read.device_seq, read.confidence, read.raw,
+                                          read.evidence_sha256, read.evidence_boxes_sha256)]  # fmt: skip
     if state.burn.remaining == 1:
         burned.append(e.BurnCompleted(state.burn.reason))
     return burned
@@ -200,6 +202,8 @@ def _deal_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]
         read.confidence,
         read.raw,
         current.game_id,
+        read.evidence_sha256,
+        read.evidence_boxes_sha256,
     )
     after = current.with_dealt((*current.dealt, (side, card)))
     return [dealt, *_complete_if_dealt(state, after)]
@@ -262,7 +266,8 @@ def _draw_card(state: TableState, command: c.Command, now: datetime) -> list[e.E
     read = command.read
     phase = state.phase
     if phase is Phase.SUSPENDED:
-        return [e.CardReadWhileSuspended(read.card, read.source, read.device_seq, read.confidence, read.raw)]
+        return [e.CardReadWhileSuspended(read.card, read.source, read.device_seq, read.confidence, read.raw,
+                                         read.evidence_sha256, read.evidence_boxes_sha256)]  # fmt: skip
     if phase is Phase.BETTING_OPEN:
         return [_suspend(state, SuspensionReason.CARD_WHILE_BETTING, "a card came out while betting was open", read)]
     if phase not in (Phase.BURNING, Phase.DEALING):
@@ -521,7 +526,8 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             resume = state.phase
             read = None
             if event.source is not None:
-                read = c.CardRead(event.card, event.source, event.device_seq, event.confidence, event.raw)
+                read = c.CardRead(event.card, event.source, event.device_seq, event.confidence, event.raw,
+                                  event.evidence_sha256, event.evidence_boxes_sha256)  # fmt: skip
             counts = state.counts
             if read is not None:
                 counts = counts._replace(set_aside=counts.set_aside + 1)

@@ -22,7 +22,8 @@ from studio.sources import DeviceReport, ReportKind
 
 def _read(report: DeviceReport) -> c.CardRead:
     card = report.card if report.kind is ReportKind.CARD else None
-    return c.CardRead(card, report.source, report.device_seq, report.confidence, report.raw)
+    return c.CardRead(card, report.source, report.device_seq, report.confidence, report.raw,
+                      report.evidence_sha256, report.evidence_boxes_sha256)  # fmt: skip
 
 
 def _describe(report: DeviceReport) -> str:
@@ -58,7 +59,10 @@ class Reconciler:
         agreed = first.kind is ReportKind.CARD and second.kind is ReportKind.CARD and first.card == second.card
         if agreed:
             raw = " | ".join(f"{r.source}: {r.raw}" for r in (first, second) if r.raw)
-            read = c.CardRead(first.card, first.source, first.device_seq, first.confidence, raw or None)
+            # the camera's evidence (one of the two, whichever has it) stays verifiable: its path is in `raw`
+            hashed = first if first.evidence_sha256 is not None else second
+            read = c.CardRead(first.card, first.source, first.device_seq, first.confidence, raw or None,
+                              hashed.evidence_sha256, hashed.evidence_boxes_sha256)  # fmt: skip
             return [c.DrawCard(actor, read), *self.expire(now)]
         detail = f"sources disagree: {_describe(first)}, {_describe(second)}"
         return [c.ReportDisagreement(actor, detail, (_read(first), _read(second))), *self.expire(now)]

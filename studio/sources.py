@@ -43,6 +43,8 @@ class DeviceReport:
     confidence: float | None = None  # 1.0 for devices that do not grade their reads
     raw: str | None = None
     detail: str = ""
+    evidence_sha256: str | None = None  # the camera's crop (`raw` is its path): hex SHA-256 of the file
+    evidence_boxes_sha256: str | None = None  # and of the JSON beside it (frame size and boxes)
 
 
 class SourceState(enum.Enum):

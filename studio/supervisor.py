@@ -17,6 +17,7 @@ Rules held here:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -46,12 +47,13 @@ StateListener = Callable[[str, SourceHealth], None]
 def command_for(report: DeviceReport) -> c.Command | None:
     """The table command a device report stands for (None for reports the table need not hear)."""
     actor = f"device:{report.source}"
-    read = c.CardRead(report.card, report.source, report.device_seq, report.confidence, report.raw)
+    read = c.CardRead(report.card, report.source, report.device_seq, report.confidence, report.raw,
+                      report.evidence_sha256, report.evidence_boxes_sha256)  # fmt: skip
     match report.kind:
         case ReportKind.CARD:
             return c.DrawCard(actor, read)
         case ReportKind.MISREAD:
-            return c.DrawCard(actor, c.CardRead(None, report.source, report.device_seq, report.confidence, report.raw))
+            return c.DrawCard(actor, dataclasses.replace(read, card=None))
         case ReportKind.CUT_CARD:
             return c.ReportCutCard(actor, report.source)
         case ReportKind.SHOE_REMOVED:

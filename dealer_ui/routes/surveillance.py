@@ -6,11 +6,13 @@ import csv
 import io
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import Response
 
+from dealer_ui import evidence
 from dealer_ui.auth import require
 from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.routes.problems import BAD_INPUT
@@ -83,9 +85,10 @@ def _locate(studio: Studio, game_id: str) -> tuple[str, dict[str, Any]]:
     raise HTTPException(404, f"no round {game_id!r}")
 
 
-def _timeline(records: list[Record]) -> list[dict[str, Any]]:
+def _timeline(records: list[Record], table: str, evidence_roots: list[Path]) -> list[dict[str, Any]]:
+    """Each record; a camera read also gets `evidence`: its crop's url and whether the file matches the log."""
     return [{"seq": r.seq, "at": r.at.isoformat(), "actor": r.actor, "kind": r.kind, "data": dict(r.data),
-             "raw": r.raw} for r in records]  # fmt: skip
+             "raw": r.raw, "evidence": evidence.status(table, r, evidence_roots)} for r in records]  # fmt: skip
 
 
 @router.get("/rounds/{game_id}")
@@ -93,7 +96,8 @@ def round_timeline(game_id: str, request: Request, _: Principal = Depends(watche
     studio = studio_of(request)
     table, summary = _locate(studio, game_id)
     records = round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id)
-    return {"round": _public(summary), "timeline": _timeline(records)}
+    roots = evidence.roots_of(studio.tables[table].sources)
+    return {"round": _public(summary), "timeline": _timeline(records, table, roots)}
 
 
 @router.get("/tables/{table}/verify")

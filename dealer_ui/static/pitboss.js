@@ -12,15 +12,34 @@ const cards = new Map(); // table id → {root, parts, view, connection}
 
 const SIDE_LETTER = { player: "P", banker: "B" };
 
-// A camera crop's link, when the raw device data names an image: an http(s) URL or an absolute path. Smart-shoe raw
-// data (hex frames) gets no link. Never a javascript: URL.
-function cropUrl(raw) {
-  if (typeof raw !== "string") return null;
-  const text = raw.trim();
-  if (/^https?:\/\//i.test(text)) return text;
-  if (text.startsWith("/") && !text.startsWith("//")) return text;
-  if (/\.(png|jpe?g|webp|bmp)$/i.test(text) && !/^[a-z][a-z0-9+.-]*:/i.test(text)) return text;
-  return null;
+// The camera's crop of the read that suspended the table, beside the read. The server serves it only once its
+// SHA-256 matches the one logged with the read, so a crop that shows is verified; one that does not says why (altered,
+// missing, refused). Built once per crop and kept, so the live feed's updates do not reload it.
+function evidenceFigure(entry, evidence) {
+  if (!evidence) return "";
+  if (entry.evidence && entry.evidence.url === evidence.url) return entry.evidence.node;
+  const caption = el("figcaption", { testid: "evidence-status" }, "checking the crop against the log…");
+  const image = el("img", { src: evidence.url, alt: "the camera's crop of this read", testid: "evidence-crop" });
+  const node = el("figure", { class: "evidence", testid: "evidence", dataset: { state: "checking" } },
+    el("a", { href: evidence.url, target: "_blank", rel: "noopener", title: `SHA-256 ${evidence.sha256}` }, image),
+    caption);
+  image.addEventListener("load", () => {
+    node.dataset.state = "verified";
+    setText(caption, "camera crop · hash verified");
+  });
+  image.addEventListener("error", async () => {
+    image.hidden = true;
+    try {
+      await api("GET", evidence.url);
+      node.dataset.state = "error";
+      setText(caption, "the crop could not be shown");
+    } catch (error) {
+      node.dataset.state = error.status === 409 ? "altered" : "unavailable";
+      setText(caption, error.status === 409 ? `ALTERED: ${error.message}` : error.message);
+    }
+  });
+  entry.evidence = { url: evidence.url, node };
+  return node;
 }
 
 function post(table, path, body) {
@@ -70,17 +89,16 @@ function expectedText(view) {
   }
 }
 
-function readView(read) {
+function readView(entry, read) {
   if (!read) return el("span", { class: "muted" }, "no card read caused this");
-  const url = cropUrl(read.raw);
-  return el("div", {},
-    read.card ? cardElement(read.card) : el("strong", {}, "unreadable card"),
-    ` from ${read.source}`,
-    read.device_seq !== null && read.device_seq !== undefined ? ` · device seq ${read.device_seq}` : "",
-    read.confidence !== null && read.confidence !== undefined ? ` · confidence ${read.confidence}` : "",
-    el("div", { class: "raw mono", testid: "raw" }, read.raw === null || read.raw === undefined ? "(no raw data)" : read.raw),
-    url ? el("a", { href: url, target: "_blank", rel: "noopener", testid: "crop-link" }, "camera crop") : "",
-  );
+  return el("div", { class: "read-with-evidence" },
+    el("div", {},
+      read.card ? cardElement(read.card) : el("strong", {}, "unreadable card"),
+      ` from ${read.source}`,
+      read.device_seq !== null && read.device_seq !== undefined ? ` · device seq ${read.device_seq}` : "",
+      read.confidence !== null && read.confidence !== undefined ? ` · confidence ${read.confidence}` : "",
+      el("div", { class: "raw mono", testid: "raw" }, read.raw === null || read.raw === undefined ? "(no raw data)" : read.raw)),
+    evidenceFigure(entry, read.evidence));
 }
 
 function roundCards(round) {
@@ -224,7 +242,7 @@ function update(view) {
       facts([
         ["Why", `${suspension.reason.replaceAll("_", " ")}: ${suspension.detail}`, "suspension-reason"],
         ["Expected", expectedText(view), "expected"],
-        ["Read", readView(suspension.read), "read"],
+        ["Read", readView(entry, suspension.read), "read"],
         ["Corrected", suspension.corrected ? cardElement(suspension.corrected) : "—", "corrected"],
       ]));
     updatePositions(entry, view);

@@ -1,5 +1,5 @@
-// Surveillance (read-only): search rounds, a round's timeline with every event, who did it and the raw device data,
-// corrections beside the reads they correct, the hash-chain verdict of each table, exports, the last 10 rounds.
+// Surveillance (read-only): search rounds, a round's timeline with every event, who did it and the raw device data
+// (with each camera read's crop and whether its hash matches the log), corrections beside the reads they correct, the hash-chain verdict of each table, exports, the last 10 rounds.
 import {
   api, byTestId, cardElement, el, formatTime, goSignIn, renderWho, requireSignIn, setText, showBanner,
 } from "/static/common.js";
@@ -120,6 +120,22 @@ function details(record, corrections) {
   }
 }
 
+// A camera read's evidence: the thumbnail of its crop (a link to the full crop) when its SHA-256 matches the log, and
+// the verdict either way — "hash verified", or "altered" / "missing" / "refused" with the server's sentence.
+const EVIDENCE_LABEL = { verified: "hash verified", altered: "ALTERED", missing: "missing", refused: "refused" };
+
+function evidenceCell(evidence) {
+  if (!evidence) return "";
+  const verified = evidence.status === "verified";
+  return el("div", { class: "evidence small", testid: "evidence", dataset: { state: evidence.status } },
+    verified ? el("a", { href: evidence.url, target: "_blank", rel: "noopener", testid: "evidence-link" },
+      el("img", { src: evidence.url, alt: "camera crop", loading: "lazy", testid: "evidence-thumb" })) : "",
+    el("span", { class: `evidence-verdict ${verified ? "ok" : "bad"}`, testid: "evidence-status",
+      title: `${evidence.detail} (logged SHA-256 ${evidence.sha256})` }, EVIDENCE_LABEL[evidence.status] || evidence.status),
+    verified ? "" : el("div", { class: "muted", testid: "evidence-detail", title: evidence.detail },
+      evidence.status === "altered" ? "the crop on disk is not the one logged (hover for both hashes)" : evidence.detail));
+}
+
 function exportLink(label, href, testid) {
   return el("a", { class: "button small", href, download: "", testid }, label);
 }
@@ -176,7 +192,8 @@ async function showRound(gameId) {
     el("td", { testid: "event-actor" }, record.actor),
     el("td", { testid: "event-kind" }, record.kind),
     el("td", { testid: "event-details" }, details(record, corrections)),
-    el("td", { class: "mono raw", testid: "event-raw" }, record.raw === null || record.raw === undefined ? "" : record.raw));
+    el("td", { class: "mono raw", testid: "event-raw" }, record.raw === null || record.raw === undefined ? "" : record.raw,
+      evidenceCell(record.evidence)));
   });
   byTestId("timeline-body").replaceChildren(...rows);
   byTestId("timeline").hidden = false;

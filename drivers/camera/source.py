@@ -3,8 +3,12 @@
 Frames come from a camera, a video file or stream, or a folder of images (`frames.reader_for`). Each frame is read
 for cards (in the configured zones, or anywhere), and a card becomes a report only by the stability rule
 (`stability.py`): a CARD once read alike and confidently in `stable_frames` consecutive frames, else a MISREAD with
-the best guess in its detail. Every report carries the confidence and the card's rectified crop, saved under
-`evidence_dir`, whose path is the report's `raw`.
+the best guess in its detail. Every report carries the confidence and its evidence, kept under
+`evidence_dir/<source id>/`: the card's rectified crop (PNG), whose path is the report's `raw`, and beside it a JSON
+file of the same name with the frame's size and every card box read in that frame (`evidence_json`). The report
+carries the SHA-256 of both files (`evidence_sha256`, `evidence_boxes_sha256`); the table logs them with the read, so
+the hash chain makes the files tamper-evident. A file of evidence is never overwritten: its name holds the time and
+the report's sequence number, and it is created exclusively.
 
 Blocking work (opening the device, grabbing a frame, recognising, writing a crop) runs in worker threads so that the
 event loop never waits on OpenCV. A frame that is unusable (undecodable, empty, of the wrong pixel type, too large)
@@ -16,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import hashlib
+import json
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -58,6 +64,34 @@ class Clock(Protocol):
 class _Evidence:
     frame: object
     quad: Quad
+    box: tuple[int, int, int, int]  # the card's box in the frame
+    frame_boxes: tuple[dict[str, Any], ...]  # every card read in the frame: code, confidence, box, zone
+
+
+def evidence_json(
+    source_id: str,
+    device_seq: int,
+    code: str,
+    crop_name: str,
+    crop_sha256: str,
+    frame_size: tuple[int, int],
+    box: Sequence[int],
+    frame_boxes: Sequence[Mapping[str, Any]],
+) -> bytes:
+    """The JSON kept beside a crop: which read it is, the crop's hash, the frame's size and boxes (canonical form)."""
+    document = {
+        "source": source_id, "device_seq": device_seq, "code": code,
+        "crop": crop_name, "crop_sha256": crop_sha256,
+        "frame": {"width": frame_size[0], "height": frame_size[1]},
+        "box": [int(v) for v in box],  # this card's box, x y w h in frame pixels
+        "boxes": list(frame_boxes),  # every card read in the frame
+    }  # fmt: skip
+    return json.dumps(document, sort_keys=True, separators=(",", ":")).encode("ascii")
+
+
+def _frame_boxes(reads: Sequence[CardRead]) -> tuple[dict[str, Any], ...]:
+    return tuple({"code": r.code, "confidence": round(float(r.confidence), 4), "box": [int(v) for v in r.box],
+                  "zone": r.zone} for r in reads)  # fmt: skip
 
 
 class CameraSource:
@@ -92,7 +126,7 @@ class CameraSource:
         self._min_confidence = min_confidence
         self._misread_after = misread_after
         self._clear_after = clear_after
-        self._evidence_dir = Path(evidence_dir)
+        self._evidence_dir = Path(evidence_dir)  # the crops go in a folder of the source's own in it
         self._read_timeout = read_timeout
         self._clock: Clock = clock or SystemClock()
         self._reader: FrameReader | None = None
@@ -111,6 +145,11 @@ class CameraSource:
     @property
     def source_id(self) -> str:
         return self._id
+
+    @property
+    def evidence_dir(self) -> Path:
+        """Where this camera keeps its evidence (the server serves crops from here and from nowhere else)."""
+        return self._evidence_dir / _safe(self._id)
 
     async def open(self) -> None:
         if self._open:
@@ -177,7 +216,9 @@ class CameraSource:
                 self._bad(f"frame {self.frames_read}: {type(error).__name__}: {error}")
                 continue
             self._good()
-            sightings = [Sighting(r.code, r.confidence, r.box, r.zone, _Evidence(image, r.quad)) for r in reads]
+            boxes = _frame_boxes(reads)
+            sightings = [Sighting(r.code, r.confidence, r.box, r.zone, _Evidence(image, r.quad, r.box, boxes))
+                         for r in reads]  # fmt: skip
             for decision in tracker.update(sightings):
                 yield await self._report(decision.confirmed, decision.code, decision.confidence, decision.detail,
                                          decision.evidence)  # fmt: skip
@@ -221,27 +262,45 @@ class CameraSource:
                       ) -> DeviceReport:  # fmt: skip
         self._seq += 1
         at = self._clock.now()
-        raw, problem = None, ""
+        raw, crop_hash, boxes_hash, problem = None, None, None, ""
         if evidence is not None:
             try:
-                raw = await asyncio.to_thread(self._save_crop, evidence, code)
+                raw, crop_hash, boxes_hash = await asyncio.to_thread(self._save_crop, evidence, code, at)
             except (OSError, ValueError) as error:
                 problem = f"; crop not saved: {error}"
-        if confirmed:
-            return DeviceReport(self._id, ReportKind.CARD, at, parse_card(code), self._seq, confidence, raw,
-                                detail + problem)  # fmt: skip
-        return DeviceReport(self._id, ReportKind.MISREAD, at, None, self._seq, confidence, raw, detail + problem)
+        card = parse_card(code) if confirmed else None
+        kind = ReportKind.CARD if confirmed else ReportKind.MISREAD
+        return DeviceReport(self._id, kind, at, card, self._seq, confidence, raw, detail + problem, crop_hash,
+                            boxes_hash)  # fmt: skip
 
-    def _save_crop(self, evidence: _Evidence, code: str) -> str:
-        crop = warp(check_frame(evidence.frame), evidence.quad)
+    def _save_crop(self, evidence: _Evidence, code: str, at: datetime) -> tuple[str, str, str]:
+        """Write the crop and its JSON (never over an older file); (the crop's path, the SHA-256 of each)."""
+        frame = check_frame(evidence.frame)
+        crop = warp(frame, evidence.quad)
         ok, encoded = cv2.imencode(".png", crop)
         if not ok:
             raise ValueError("the crop could not be encoded")
-        folder = self._evidence_dir / _safe(self._id)
+        png = encoded.tobytes()
+        crop_hash = hashlib.sha256(png).hexdigest()
+        folder = self.evidence_dir
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{self._seq:06d}-{_safe(code)}.png"
-        path.write_bytes(encoded.tobytes())
-        return str(path)
+        stem = f"{at:%Y%m%dT%H%M%S%f}-{self._seq:06d}-{_safe(code)}"
+        for attempt in range(100):  # a name already taken (a restart within the same microsecond): the next one
+            path = folder / (f"{stem}.png" if attempt == 0 else f"{stem}-{attempt}.png")
+            try:
+                out = path.open("xb")
+            except FileExistsError:
+                continue
+            with out:
+                out.write(png)
+            break
+        else:
+            raise ValueError(f"no free name for {stem}.png in {folder}")
+        height, width = frame.shape[:2]
+        boxes = evidence_json(self._id, self._seq, code, path.name, crop_hash, (width, height), evidence.box,
+                              evidence.frame_boxes)  # fmt: skip
+        path.with_suffix(".json").write_bytes(boxes)  # named as the crop, which was just taken exclusively
+        return str(path), crop_hash, hashlib.sha256(boxes).hexdigest()
 
 
 def _safe(text: str) -> str:
