@@ -10,7 +10,6 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import SQLAlchemyError
 
 from dealer_ui import table_log
 from dealer_ui.metrics import StudioMetrics
@@ -57,7 +56,6 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(StoreError)
-    @app.exception_handler(SQLAlchemyError)
     async def database_unavailable(request: Request, error: Exception) -> JSONResponse:
         """The database did not answer: nothing was changed; the client may try again (the table resumes by itself)."""
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__

@@ -14,7 +14,6 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CollectorRegistry, ProcessCollector
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
-from sqlalchemy.exc import SQLAlchemyError
 
 from dealer_ui.redis_feed import RedisFeedServer
 from dealer_ui.routes import feed
@@ -88,7 +87,7 @@ def create_feed_app(database_url: str, redis_url: str, clock: Clock | None = Non
         then served from the log."""
         try:
             await asyncio.to_thread(store.streams)
-        except (StoreError, SQLAlchemyError) as error:
+        except StoreError as error:
             return JSONResponse({"status": "not ready", "log": str(error).splitlines()[0]}, 503)
         redis = "up" if server.redis_up else f"down ({server.error}); serving from the log"
         following = {table: tailer.delivered for table, tailer in server.tailers.items()}

@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from dealer_ui.feed_log import LogFeed
 from dealer_ui.hub import FeedHub
 from dealer_ui.redis_feed import RedisForwarder
@@ -222,7 +220,7 @@ class Studio:
         log and is settled when the database answers again (settlement is exactly once whenever it happens)."""
         try:
             return [runtime.betting.settle_record(entry.record) for entry in logged]
-        except (StoreError, SQLAlchemyError) as error:
+        except StoreError as error:
             runtime.settlement_pending = str(error).splitlines()[0]
             log.error("table %s: settlement waits for the database: %s", runtime.table_id, runtime.settlement_pending)
             self._log_trouble(runtime)
@@ -250,7 +248,7 @@ class Studio:
                         runtime.betting.settle_unsettled(self.store.read(runtime.table_id))
                         runtime.settlement_pending = None
                         asyncio.get_running_loop().create_task(self._notify_settled())
-                    except (StoreError, SQLAlchemyError):
+                    except StoreError:
                         continue
                 log.info("table %s: the log answers again", runtime.table_id)
                 runtime.version += 1

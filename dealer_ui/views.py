@@ -5,8 +5,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from dealer_ui.evidence import url_of as evidence_url
 from dealer_ui.runtime import Studio, TableRuntime
 from studio.console import NextAction, betting_light, next_action
@@ -123,6 +121,6 @@ def console_view(studio: Studio, runtime: TableRuntime) -> dict[str, Any]:
         totals = studio.wallets.totals(current.game_id) if current is not None else {}
         chat = studio.chat.messages(runtime.table_id, limit=20)
         roads = studio.roads(runtime.table_id)
-    except (StoreError, SQLAlchemyError):
+    except StoreError:
         return table_view(runtime, now, list(runtime.recent))
     return table_view(runtime, now, list(runtime.recent), chat, totals, roads)
