@@ -2,6 +2,12 @@
 
 `encode` turns an event into its kind and a JSON-compatible mapping (with the raw device data apart, for the log's
 `raw` column); `decode` turns them back. Both are exact inverses, which the replay relies on.
+
+The four events that carry a device's read (`CardBurned`, `CardDealt`, `TableSuspended`, `CardReadWhileSuspended`)
+hold one `CardRead` record. In the log its fields are written beside the event's own (`card`, `source`,
+`device_seq`, `confidence`, and the raw data apart), the form records have always had; a field added to `CardRead`
+later is left out while it is None, so that a record without it keeps that form and an older record decodes to its
+default.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from studio.cards import Card
+from studio.commands import CardRead
 from studio.errors import StudioError
 from studio.rules import Side, Winner
 
@@ -21,6 +28,13 @@ from studio.rules import Side, Winner
 @dataclass(frozen=True, slots=True)
 class Event:
     """Base of every event."""
+
+
+def _accepted(read: CardRead) -> Card:
+    """The card of a read the table accepted (dealt or burned): always a card, never an unreadable one."""
+    if read.card is None:
+        raise ValueError(f"a read from {read.source} without a card cannot be dealt or burned")
+    return read.card
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +58,14 @@ class BurnRequired(Event):
 
 @dataclass(frozen=True, slots=True)
 class CardBurned(Event):
-    card: Card
-    source: str
-    device_seq: int | None = None
-    confidence: float | None = None
-    raw: str | None = None
-    evidence_sha256: str | None = None  # camera evidence (see `CardRead`); absent from records older than it
-    evidence_boxes_sha256: str | None = None
+    read: CardRead  # as the table accepted it: its card is the pit boss's correction, if there was one
+
+    def __post_init__(self) -> None:
+        _accepted(self.read)
+
+    @property
+    def card(self) -> Card:
+        return _accepted(self.read)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +93,15 @@ class CardDealt(Event):
     round: int
     position: int  # 1.. in dealing order
     side: Side
-    card: Card
-    source: str
-    device_seq: int | None = None
-    confidence: float | None = None
-    raw: str | None = None
+    read: CardRead  # as the table accepted it: its card is the pit boss's correction, if there was one
     game_id: str = ""  # the round's game number, so that a card can be quoted on its own
-    evidence_sha256: str | None = None  # camera evidence (see `CardRead`); absent from records older than it
-    evidence_boxes_sha256: str | None = None
+
+    def __post_init__(self) -> None:
+        _accepted(self.read)
+
+    @property
+    def card(self) -> Card:
+        return _accepted(self.read)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,26 +134,14 @@ class DealerChanged(Event):
 class TableSuspended(Event):
     reason: str  # a `SuspensionReason` value
     detail: str
-    card: Card | None = None  # the read that caused it, if any
-    source: str | None = None
-    device_seq: int | None = None
-    confidence: float | None = None
-    raw: str | None = None
-    evidence_sha256: str | None = None  # camera evidence (see `CardRead`); absent from records older than it
-    evidence_boxes_sha256: str | None = None
+    read: CardRead | None = None  # the read that caused it, if any
 
 
 @dataclass(frozen=True, slots=True)
 class CardReadWhileSuspended(Event):
     """A card came out while the table waited for the pit boss: kept for the pit boss, not dealt."""
 
-    card: Card | None
-    source: str
-    device_seq: int | None = None
-    confidence: float | None = None
-    raw: str | None = None
-    evidence_sha256: str | None = None  # camera evidence (see `CardRead`); absent from records older than it
-    evidence_boxes_sha256: str | None = None
+    read: CardRead
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,27 +231,43 @@ def _field_codec(annotation: Any) -> tuple[Callable[[Any], Any], Callable[[Any],
     return (lambda v: v), (lambda v: v)
 
 
-_CODECS: dict[type[Event], list[tuple[str, Callable[[Any], Any], Callable[[Any], Any]]]] = {}
+Codec = tuple[str, Callable[[Any], Any], Callable[[Any], Any]]
+_CODECS: dict[type[Event], list[Codec]] = {}
+_READ_FIELD: dict[type[Event], str] = {}  # the event's `CardRead` field, for the four events that carry one
 for _cls in EVENT_TYPES.values():
     _hints = typing.get_type_hints(_cls)
-    _CODECS[_cls] = [(f.name, *_field_codec(_hints[f.name])) for f in fields(_cls)]
+    _CODECS[_cls] = [(f.name, *_field_codec(_hints[f.name])) for f in fields(_cls)
+                     if _hints[f.name] not in (CardRead, CardRead | None)]  # fmt: skip
+    _READ_FIELD.update((_cls, f.name) for f in fields(_cls) if _hints[f.name] in (CardRead, CardRead | None))
+
+_READ_HINTS = typing.get_type_hints(CardRead)
+_READ_CODECS: list[Codec] = [(f.name, *_field_codec(_READ_HINTS[f.name])) for f in fields(CardRead)]
+
+# The read's fields that records have always had: written even when None (a suspension without a read has them all
+# None). Any other was added later, and is left out while it is None.
+_READ_ALWAYS = frozenset({"card", "source", "device_seq", "confidence", "raw"})
 
 
-_CARRIES_RAW = frozenset(cls for cls, codecs in _CODECS.items() if any(name == "raw" for name, _, _ in codecs))
+def _encode_read(read: CardRead | None) -> dict[str, Any]:
+    if read is None:
+        return dict.fromkeys(_READ_ALWAYS)
+    return {name: enc(value) for name, enc, _ in _READ_CODECS
+            if (value := getattr(read, name)) is not None or name in _READ_ALWAYS}  # fmt: skip
 
-# Fields added after records were first logged: left out of the data while they are None, so that a record without
-# them keeps the form it always had (a shoe's read logs exactly what it did before the camera's evidence was hashed),
-# and an older record, which lacks them, decodes to their default.
-_ADDED_LATER = frozenset({"evidence_sha256", "evidence_boxes_sha256"})
+
+def _decode_read(data: Mapping[str, Any], raw: str | None) -> CardRead | None:
+    if data.get("source") is None:  # a suspension that no read caused
+        return None
+    values = {name: dec(data[name]) for name, _, dec in _READ_CODECS if name in data and name != "raw"}
+    return CardRead(**values, raw=raw)
 
 
 def encode(event: Event) -> tuple[str, dict[str, Any], str | None]:
     """(kind, data, raw): the raw device data travels apart from the data."""
-    data = {
-        name: enc(value)
-        for name, enc, _ in _CODECS[type(event)]
-        if (value := getattr(event, name)) is not None or name not in _ADDED_LATER
-    }
+    data = {name: enc(getattr(event, name)) for name, enc, _ in _CODECS[type(event)]}
+    read_field = _READ_FIELD.get(type(event))
+    if read_field is not None:
+        data.update(_encode_read(getattr(event, read_field)))
     raw = data.pop("raw", None)
     return type(event).__name__, data, raw
 
@@ -258,8 +278,9 @@ def decode(kind: str, data: Mapping[str, Any], raw: str | None = None) -> Event:
         raise EventDecodeError(f"unknown event kind {kind!r}")
     try:
         values = {name: dec(data[name]) for name, _, dec in _CODECS[cls] if name in data}
-        if cls in _CARRIES_RAW:
-            values["raw"] = raw
+        read_field = _READ_FIELD.get(cls)
+        if read_field is not None:
+            values[read_field] = _decode_read(data, raw)
         return cls(**values)
     except (TypeError, ValueError, KeyError, StudioError) as error:
         raise EventDecodeError(f"{kind}: cannot decode {dict(data)!r}: {error}") from None

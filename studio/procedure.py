@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -171,16 +172,12 @@ def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason
 
 
 def _suspend(state: TableState, reason: SuspensionReason, detail: str, read: c.CardRead | None) -> e.TableSuspended:
-    if read is None:
-        return e.TableSuspended(reason.value, detail)
-    return e.TableSuspended(reason.value, detail, read.card, read.source, read.device_seq, read.confidence, read.raw,
-                            read.evidence_sha256, read.evidence_boxes_sha256)  # fmt: skip
+    return e.TableSuspended(reason.value, detail, read)
 
 
 def _burn_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
     assert state.burn is not None
-    burned: list[e.Event] = [e.CardBurned(card, read.source, read.device_seq, read.confidence, read.raw,
-                                          read.evidence_sha256, read.evidence_boxes_sha256)]  # fmt: skip
+    burned: list[e.Event] = [e.CardBurned(replace(read, card=card))]
     if state.burn.remaining == 1:
         burned.append(e.BurnCompleted(state.burn.reason))
     return burned
@@ -192,19 +189,7 @@ def _deal_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]
     current = state.round
     side = current.next_side
     assert side is not None, "a complete deal is never left in DEALING"
-    dealt = e.CardDealt(
-        current.number,
-        len(current.dealt) + 1,
-        side,
-        card,
-        read.source,
-        read.device_seq,
-        read.confidence,
-        read.raw,
-        current.game_id,
-        read.evidence_sha256,
-        read.evidence_boxes_sha256,
-    )
+    dealt = e.CardDealt(current.number, len(current.dealt) + 1, side, replace(read, card=card), current.game_id)
     after = current.with_dealt((*current.dealt, (side, card)))
     return [dealt, *_complete_if_dealt(state, after)]
 
@@ -266,8 +251,7 @@ def _draw_card(state: TableState, command: c.Command, now: datetime) -> list[e.E
     read = command.read
     phase = state.phase
     if phase is Phase.SUSPENDED:
-        return [e.CardReadWhileSuspended(read.card, read.source, read.device_seq, read.confidence, read.raw,
-                                         read.evidence_sha256, read.evidence_boxes_sha256)]  # fmt: skip
+        return [e.CardReadWhileSuspended(read)]
     if phase is Phase.BETTING_OPEN:
         return [_suspend(state, SuspensionReason.CARD_WHILE_BETTING, "a card came out while betting was open", read)]
     if phase not in (Phase.BURNING, Phase.DEALING):
@@ -476,13 +460,14 @@ def _count(seen: tuple[int, ...], card: Card, change: int) -> tuple[int, ...]:
     return (*seen[:index], seen[index] + change, *seen[index + 1 :])
 
 
-def _read_taken(state: TableState, card: Card, source: str, device_seq: int | None, **changes: Any) -> TableState:
+def _read_taken(state: TableState, read: c.CardRead, **changes: Any) -> TableState:
     """A card left the shoe and was accepted: count it, remember the device's sequence number, apply `changes`."""
+    assert read.card is not None, "only a read card is accepted"
     last_seq = state.last_device_seq
-    if device_seq is not None:
-        last_seq = (*(pair for pair in last_seq if pair[0] != source), (source, device_seq))
+    if read.device_seq is not None:
+        last_seq = (*(pair for pair in last_seq if pair[0] != read.source), (read.source, read.device_seq))
     return state._replace(
-        cards_drawn=state.cards_drawn + 1, seen=_count(state.seen, card, 1), last_device_seq=last_seq, **changes
+        cards_drawn=state.cards_drawn + 1, seen=_count(state.seen, read.card, 1), last_device_seq=last_seq, **changes
     )
 
 
@@ -501,16 +486,16 @@ def _start_burn(state: TableState, event: e.BurnRequired) -> TableState:
 
 def evolve(state: TableState, event: e.Event) -> TableState:
     match event:
-        case e.CardDealt(card=card, side=side, source=source, device_seq=seq):
+        case e.CardDealt(side=side, read=read):
             assert state.round is not None
-            grown = state.round.with_dealt((*state.round.dealt, (side, card)))
+            grown = state.round.with_dealt((*state.round.dealt, (side, event.card)))
             counts = state.counts._replace(dealt=state.counts.dealt + 1)
-            return _read_taken(state, card, source, seq, round=grown, counts=counts, phase=Phase.DEALING)
-        case e.CardBurned(card=card, source=source, device_seq=seq):
+            return _read_taken(state, read, round=grown, counts=counts, phase=Phase.DEALING)
+        case e.CardBurned(read=read):
             assert state.burn is not None
             counts = state.counts._replace(burned=state.counts.burned + 1)
             burn = state.burn._replace(remaining=state.burn.remaining - 1)
-            return _read_taken(state, card, source, seq, burn=burn, counts=counts, phase=Phase.BURNING)
+            return _read_taken(state, read, burn=burn, counts=counts, phase=Phase.BURNING)
         case e.BurnCompleted():
             assert state.burn is not None
             return state._replace(phase=state.burn.then, burn=None)
@@ -524,16 +509,13 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             return state._replace(phase=Phase.READY, round=None, counts=counts, last_result=event, suspension=None)
         case e.TableSuspended():
             resume = state.phase
-            read = None
-            if event.source is not None:
-                read = c.CardRead(event.card, event.source, event.device_seq, event.confidence, event.raw,
-                                  event.evidence_sha256, event.evidence_boxes_sha256)  # fmt: skip
+            cause = event.read
             counts = state.counts
-            if read is not None:
+            if cause is not None:
                 counts = counts._replace(set_aside=counts.set_aside + 1)
-            suspension = Suspension(event.reason, event.detail, resume, read)
+            suspension = Suspension(event.reason, event.detail, resume, cause)
             return state._replace(phase=Phase.SUSPENDED, suspension=suspension, counts=counts,
-                           cards_drawn=state.cards_drawn + (1 if read is not None else 0))  # fmt: skip
+                           cards_drawn=state.cards_drawn + (1 if cause is not None else 0))  # fmt: skip
         case e.CardReadWhileSuspended():
             counts = state.counts._replace(set_aside=state.counts.set_aside + 1)
             return state._replace(counts=counts, cards_drawn=state.cards_drawn + 1)

@@ -255,7 +255,7 @@ def test_a_new_shoe_is_shuffled_cut_and_burned_before_the_first_round() -> None:
         done = burned == 6
         t.step(
             c.DrawCard(DEVICE, read),
-            [e.CardBurned(card(code), SHOE, burned), *([e.BurnCompleted("shuffle")] if done else [])],
+            [e.CardBurned(c.CardRead(card(code), SHOE, burned)), *([e.BurnCompleted("shuffle")] if done else [])],
             **t.took(read),
             phase=Phase.READY if done else Phase.BURNING,
             burn=None if done else burn("shuffle", 6 - burned),
@@ -423,7 +423,9 @@ def test_cards_are_dealt_by_the_rules_and_the_result_recorded(
     for position, (code, side) in enumerate(zip(draws, sides, strict=True), start=1):
         assert next_side(t.state) is SIDES[side]
         read = t.read(code)
-        dealt_event = e.CardDealt(1, position, SIDES[side], card(code), SHOE, read.device_seq, game_id=opened[1])
+        dealt_event = e.CardDealt(
+            1, position, SIDES[side], c.CardRead(card(code), SHOE, read.device_seq), game_id=opened[1]
+        )
         dealt = (*dealt, (SIDES[side], card(code)))
         if position < len(draws):
             t.step(
@@ -447,7 +449,11 @@ def test_cards_are_dealt_by_the_rules_and_the_result_recorded(
     extra = t.read("9D")
     t.step(
         c.DrawCard(DEVICE, extra),
-        [e.TableSuspended("card_not_due", "no card is due in phase ready", card("9D"), SHOE, extra.device_seq)],
+        [
+            e.TableSuspended(
+                "card_not_due", "no card is due in phase ready", c.CardRead(card("9D"), SHOE, extra.device_seq)
+            )
+        ],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.CARD_NOT_DUE, "no card is due in phase ready", Phase.READY, extra),
         cards_drawn=t.snap["cards_drawn"] + 1,
@@ -478,7 +484,7 @@ def test_a_card_while_betting_is_open_suspends_and_nothing_is_dealt() -> None:
     read = t.read("QH")
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("card_while_betting", detail, card("QH"), SHOE, read.device_seq)],
+        [e.TableSuspended("card_while_betting", detail, c.CardRead(card("QH"), SHOE, read.device_seq))],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.CARD_WHILE_BETTING, detail, Phase.BETTING_OPEN, read),
         cards_drawn=7,
@@ -509,7 +515,7 @@ def test_a_card_when_none_is_due_suspends() -> None:
     detail = "no card is due in phase ready"
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("card_not_due", detail, card("QH"), SHOE, 7)],
+        [e.TableSuspended("card_not_due", detail, c.CardRead(card("QH"), SHOE, 7))],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.CARD_NOT_DUE, detail, Phase.READY, read),
         cards_drawn=7,
@@ -537,7 +543,7 @@ def test_an_unreadable_card_suspends_and_a_pit_boss_correction_deals_it() -> Non
     detail = "shoe-1 could not read the card"
     t.step(
         c.DrawCard(DEVICE, unreadable),
-        [e.TableSuspended("unreadable_card", detail, None, SHOE, 9)],
+        [e.TableSuspended("unreadable_card", detail, c.CardRead(None, SHOE, 9))],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.UNREADABLE_CARD, detail, Phase.DEALING, unreadable),
         cards_drawn=9,
@@ -557,7 +563,7 @@ def test_an_unreadable_card_suspends_and_a_pit_boss_correction_deals_it() -> Non
         c.ContinuePlay(BOSS, "corrected"),
         [
             e.PlayContinued(BOSS, "corrected"),
-            e.CardDealt(1, 3, Side.PLAYER, card("QH"), SHOE, 9, game_id=opened[1]),
+            e.CardDealt(1, 3, Side.PLAYER, c.CardRead(card("QH"), SHOE, 9), game_id=opened[1]),
             e.BurnRequired("error", 3, BOSS),
         ],
         phase=Phase.BURNING,
@@ -600,7 +606,7 @@ def test_a_read_whose_device_sequence_comes_again_suspends(seq: int, source: str
     detail = f"shoe-1 reported sequence {seq} again"
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("duplicate_read", detail, card("3D"), SHOE, seq)],
+        [e.TableSuspended("duplicate_read", detail, c.CardRead(card("3D"), SHOE, seq))],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.DUPLICATE_READ, detail, Phase.DEALING, read),
         cards_drawn=8,
@@ -623,7 +629,7 @@ def test_more_copies_of_a_card_than_the_shoe_holds_suspends() -> None:
     detail = "AS seen 2 times; the shoe holds 1"
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("too_many_copies", detail, card("AS"), SHOE, 8)],
+        [e.TableSuspended("too_many_copies", detail, c.CardRead(card("AS"), SHOE, 8))],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.TOO_MANY_COPIES, detail, Phase.DEALING, read),
         cards_drawn=8,
@@ -635,7 +641,9 @@ def test_the_ninth_copy_in_an_eight_deck_shoe_suspends() -> None:
     t = dealing_table("QS QS QS", burns="QS QS QS QS QS 9H")
     assert t.state.copies_seen(card("QS")) == 8
     events = t.draw("QS")
-    assert events == [e.TableSuspended("too_many_copies", "QS seen 9 times; the shoe holds 8", card("QS"), SHOE, 10)]
+    assert events == [
+        e.TableSuspended("too_many_copies", "QS seen 9 times; the shoe holds 8", c.CardRead(card("QS"), SHOE, 10))
+    ]
 
 
 @pytest.mark.parametrize("phase", [Phase.BURNING, Phase.BETTING_OPEN, Phase.DEALING])
@@ -683,7 +691,7 @@ def test_sources_that_disagree_suspend_with_the_first_read_set_aside() -> None:
     camera_read = c.CardRead(card("QD"), "camera-1", None, 0.91, "crop-17")
     t.step(
         c.ReportDisagreement("system:supervisor", "shoe QH, camera QD", (shoe_read, camera_read)),
-        [e.TableSuspended("sources_disagree", "shoe QH, camera QD", card("QH"), SHOE, 8)],
+        [e.TableSuspended("sources_disagree", "shoe QH, camera QD", c.CardRead(card("QH"), SHOE, 8))],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.SOURCES_DISAGREE, "shoe QH, camera QD", Phase.DEALING, shoe_read),
         cards_drawn=8,
@@ -692,7 +700,7 @@ def test_sources_that_disagree_suspend_with_the_first_read_set_aside() -> None:
     t.do(c.CorrectCard(BOSS, 0, card("QD"), "the camera is right"))
     events = t.do(c.ContinuePlay(BOSS, "resolved"))
     assert t.state.round is not None
-    assert events[1] == e.CardDealt(1, 2, Side.BANKER, card("QD"), SHOE, 8, game_id=t.state.round.game_id)
+    assert events[1] == e.CardDealt(1, 2, Side.BANKER, c.CardRead(card("QD"), SHOE, 8), game_id=t.state.round.game_id)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -713,7 +721,7 @@ def test_cards_read_while_suspended_are_logged_and_set_aside() -> None:
         read = t.read(code)
         t.step(
             c.DrawCard(DEVICE, read),
-            [e.CardReadWhileSuspended(read.card, SHOE, read.device_seq)],
+            [e.CardReadWhileSuspended(c.CardRead(read.card, SHOE, read.device_seq))],
             cards_drawn=t.snap["cards_drawn"] + 1,
             counts={**t.snap["counts"], "set_aside": t.snap["counts"]["set_aside"] + 1},
         )
@@ -787,7 +795,7 @@ def test_a_correction_of_a_dealt_card_keeps_the_original_in_the_log() -> None:
         seen={code: n for code, n in seen.items() if n},
         counts=counts(burned=6, dealt=4, corrections=1),
     )  # fmt: skip
-    original = e.CardDealt(1, 3, Side.PLAYER, card("3S"), SHOE, 9, game_id=opened[1])
+    original = e.CardDealt(1, 3, Side.PLAYER, c.CardRead(card("3S"), SHOE, 9), game_id=opened[1])
     assert original in t.log  # the original read stays in the log
     # With 4S the Player has 6 and stands, the Banker 6 stands: continuing completes the round.
     result = completed("2H 4S", "6D KC", 1, opened[1])
@@ -860,7 +868,7 @@ def test_resolving_an_error_burns_three_cards_on_the_pit_boss_approval_then_play
         read = t.read(code)
         t.step(
             c.DrawCard(DEVICE, read),
-            [e.CardBurned(card(code), SHOE, read.device_seq)],
+            [e.CardBurned(c.CardRead(card(code), SHOE, read.device_seq))],
             **t.took(read),
             burn=burn("error", left, Phase.DEALING, BOSS),
             counts={**t.snap["counts"], "burned": t.snap["counts"]["burned"] + 1},
@@ -868,7 +876,7 @@ def test_resolving_an_error_burns_three_cards_on_the_pit_boss_approval_then_play
     read = t.read("10C")
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.CardBurned(card("10C"), SHOE, read.device_seq), e.BurnCompleted("error")],
+        [e.CardBurned(c.CardRead(card("10C"), SHOE, read.device_seq)), e.BurnCompleted("error")],
         **t.took(read),
         phase=Phase.DEALING,
         burn=None,
@@ -984,7 +992,7 @@ def test_the_cut_card_mid_round_makes_it_the_last_hand_and_the_shoe_ends() -> No
     )
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.CardDealt(1, 4, Side.BANKER, card("2C"), SHOE, 10, game_id=gid), result, summary],
+        [e.CardDealt(1, 4, Side.BANKER, c.CardRead(card("2C"), SHOE, 10), game_id=gid), result, summary],
         **t.took(read),
         phase=Phase.AWAITING_SHUFFLE,
         round=None,
@@ -1116,7 +1124,7 @@ def test_after_the_shoe_ends_no_card_is_accepted_and_no_round_opens_until_a_new_
     detail = "no card is due in phase awaiting_shuffle"
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("card_not_due", detail, card("9H"), SHOE, read.device_seq)],
+        [e.TableSuspended("card_not_due", detail, c.CardRead(card("9H"), SHOE, read.device_seq))],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.CARD_NOT_DUE, detail, Phase.AWAITING_SHUFFLE, read),
         cards_drawn=t.snap["cards_drawn"] + 1,
@@ -1171,7 +1179,7 @@ def test_a_dealer_change_between_rounds_burns_one_card_before_the_next_round() -
     read = t.read("9S")
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.CardBurned(card("9S"), SHOE, read.device_seq), e.BurnCompleted("dealer_change")],
+        [e.CardBurned(c.CardRead(card("9S"), SHOE, read.device_seq)), e.BurnCompleted("dealer_change")],
         **t.took(read),
         phase=Phase.READY,
         burn=None,

@@ -214,8 +214,8 @@ def test_a_restart_mid_round_rebuilds_the_same_state_and_expects_the_same_card()
     read = c.CardRead(Card.parse("7H"), "shoe-1", studio.device_seq)
     logged = restarted.handle(c.DrawCard(DEVICE, read))
     game_id = live.round.game_id
-    assert [item.event for item in logged] == [e.CardDealt(1, 5, Side.PLAYER, Card.parse("7H"), "shoe-1", 14,
-                                                           game_id=game_id)]  # fmt: skip
+    dealt = e.CardDealt(1, 5, Side.PLAYER, c.CardRead(Card.parse("7H"), "shoe-1", 14), game_id=game_id)
+    assert [item.event for item in logged] == [dealt]
     assert restarted.state.round is not None and restarted.state.round.next_side is Side.BANKER
     assert studio.restarted().state == restarted.state
 
@@ -235,7 +235,7 @@ def test_a_restart_while_suspended_resumes_the_suspension() -> None:
     logged = restarted.handle(c.ContinuePlay(BOSS, "corrected"))
     assert [item.event for item in logged][:2] == [
         e.PlayContinued(BOSS, "corrected"),
-        e.CardDealt(1, 2, Side.BANKER, Card.parse("6D"), "shoe-1", 8, 0.99, "raw-None", game_id),
+        e.CardDealt(1, 2, Side.BANKER, c.CardRead(Card.parse("6D"), "shoe-1", 8, 0.99, "raw-None"), game_id=game_id),
     ]
 
 
