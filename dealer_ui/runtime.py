@@ -36,7 +36,7 @@ from studio.ports import Clock, Record, StoreError
 from studio.procedure import Phase
 from studio.reconcile import Reconciler
 from studio.roads import compute_roads
-from studio.roles import Role
+from studio.roles import Actor, Role
 from studio.settings import TableConfig, load_table_config, sqlite_url
 from studio.simulation import seeded_shoe
 from studio.sources import CardSource, SourceHealth
@@ -329,4 +329,4 @@ class Studio:
                 and self.clock.now() >= state.round.closes_at
             ):
                 with contextlib.suppress(ProcedureError, StoreError):  # closed meanwhile, or the log is down: later
-                    self.handle(runtime.table_id, c.CloseBetting("dealer:auto"))
+                    self.handle(runtime.table_id, c.CloseBetting(Actor(Role.DEALER, "auto")))

@@ -1,7 +1,8 @@
 """Commands: what dealers, pit bosses, devices and the supervisor ask of a table. Imperative names.
 
-Every command carries its actor as "role:name" (`dealer:alice`, `pit_boss:bob`, `device:shoe-1`, `system:sim`).
-Whether it is allowed, and what follows, is decided by `studio.procedure.decide`.
+Every command names its actor (`studio.roles.Actor`); given as the text "role:name" (`dealer:alice`, `pit_boss:bob`,
+`device:shoe-1`, `system:sim`), it is read into one when the command is made, and a text that is not one is refused
+there. Whether a command is allowed, and what follows, is decided by `studio.procedure.decide`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from studio.cards import Card
+from studio.roles import Actor
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +33,11 @@ class CardRead:
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    actor: str
+    actor: Actor
+
+    def __post_init__(self) -> None:
+        if isinstance(self.actor, str):  # the log's form, as the command line and the tests write it
+            object.__setattr__(self, "actor", Actor.parse(self.actor))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from studio.procedure import Phase, TableState
+from studio.events import BurnReason
+from studio.procedure import Phase, TableState, is_last_hand
 from studio.rules import hand_total
 
 
@@ -18,6 +19,13 @@ class NextAction:
     action: str  # a stable key for the console: "shuffle", "cut", "burn", "open_betting", ...
     text: str  # what the dealer reads, in large type
     detail: str = ""
+
+
+_BURN_REASONS = {
+    BurnReason.SHUFFLE: "after the shuffle",
+    BurnReason.ERROR: "after the error",
+    BurnReason.DEALER_CHANGE: "for the new dealer",
+}
 
 
 def betting_light(state: TableState, now: datetime) -> tuple[str, float]:
@@ -31,8 +39,7 @@ def betting_light(state: TableState, now: datetime) -> tuple[str, float]:
 
 
 def next_action(state: TableState, now: datetime) -> NextAction:
-    last = " — last hand of the shoe" if state.last_round is not None and state.round is not None and \
-        state.round.number >= state.last_round else ""  # fmt: skip
+    last = " — last hand of the shoe" if state.round is not None and is_last_hand(state, state.round.number) else ""
     match state.phase:
         case Phase.AWAITING_SHUFFLE:
             return NextAction("shuffle", "Shuffle the shoe", f"{state.config.decks} decks, inspected; then confirm")
@@ -40,9 +47,8 @@ def next_action(state: TableState, now: datetime) -> NextAction:
             return NextAction("cut", "Place the cut card", f"{state.config.cut_card_from_back} cards from the back")
         case Phase.BURNING:
             assert state.burn is not None
-            reason = {"shuffle": "after the shuffle", "error": "after the error", "dealer_change": "for the new dealer"}
             return NextAction("burn", f"Burn {state.burn.remaining} card{'s' if state.burn.remaining != 1 else ''}",
-                              reason.get(state.burn.reason, state.burn.reason))  # fmt: skip
+                              _BURN_REASONS[state.burn.reason])  # fmt: skip
         case Phase.READY:
             coming = " — the next round is the last hand" if state.last_round is not None else ""
             return NextAction("open_betting", "Open betting", f"round {state.rounds_started + 1}{coming}")

@@ -49,9 +49,17 @@ class CutCardPlaced(Event):
     cards_in_front: int
 
 
+class BurnReason(enum.StrEnum):
+    """Why cards are burned (each is also the text the log keeps)."""
+
+    SHUFFLE = "shuffle"  # a new shoe
+    ERROR = "error"  # play resumes after an error, on the pit boss's approval
+    DEALER_CHANGE = "dealer_change"  # a new dealer at the table
+
+
 @dataclass(frozen=True, slots=True)
 class BurnRequired(Event):
-    reason: str  # "shuffle", "error", "dealer_change"
+    reason: BurnReason
     count: int
     approved_by: str | None = None
 
@@ -70,7 +78,7 @@ class CardBurned(Event):
 
 @dataclass(frozen=True, slots=True)
 class BurnCompleted(Event):
-    reason: str
+    reason: BurnReason
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,20 +1,32 @@
-"""The studio procedure: one table of legal moves, `decide(state, command, now) -> events`, `evolve(state, event)`.
+"""The studio procedure: one table of legal moves (`TRANSITIONS`), `decide(state, command, now) -> events`,
+`evolve(state, event) -> state`.
+
+How to read it: the table at the end of the decide section lists, for each `Phase`, every command the phase accepts,
+the handler that decides what follows, and every phase the table can be in afterwards. A command a phase does not
+list is refused with a `ProcedureError` naming the phase, the command and the phase's commands, and nothing is
+logged. The phases, in the order a shoe goes through them:
+
+    AWAITING_SHUFFLE --ConfirmShuffle--> AWAITING_CUT --PlaceCutCard--> BURNING (6) --cards--> READY
+    READY --OpenBetting--> BETTING_OPEN --CloseBetting--> DEALING --cards--> READY (or, after the last hand,
+    AWAITING_SHUFFLE); any error --> SUSPENDED --pit boss: ContinuePlay / VoidRound--> BURNING (3) --> play resumes;
+    AWAITING_SHUFFLE or READY --CloseTable--> CLOSED --OpenTable--> where it was.
 
 Rules held here (seed 000 section 3, DESIGN.md §5; every number is in `ProcedureConfig`):
-- A shoe starts with the dealer confirming the shuffle, then the cut card goes in front of the last deck (52 cards),
-  then 6 cards are burned: read and logged, never dealt.
+- A shoe starts with the dealer confirming the shuffle, then the cut card goes in front of the last deck (52 cards).
+- Burns (`burn_count`, `_burn`): 6 cards after a shuffle, 3 after an error on the pit boss's approval, 1 for a new
+  dealer before the next round; a burned card is read and logged, never dealt.
 - A round: betting opens with a timer; "no more bets" when it ends (early only if the table allows it); then cards go
   P, B, P, B and third cards by the rules; the result is recorded when the deal is complete.
-- When the cut card appears, the round in progress (or, between rounds, the next round) is the last hand of the shoe;
-  with the "one more hand" option, one more round follows. Then no card is accepted until a new shoe is shuffled.
-- A dealer change burns 1 card before the next round.
+- The last hand (`_last_round_when_cut_card_appears`, `is_last_hand`): when the cut card appears, the round in
+  progress (or, between rounds, the next round) is the last hand of the shoe; with the "one more hand" option, one
+  more round follows. Then no card is accepted until a new shoe is shuffled.
+- A card out of the shoe means one thing per phase, each with its handler: burned (BURNING), dealt (DEALING), a card
+  while betting is open, a card when none is due, a card while suspended. A card that physically came out of the
+  shoe is never refused: it is logged, and suspends the table when it was not due.
 - Any break of the procedure suspends the table for the pit boss: a card while betting is open, a card when none is
   due, a card read twice, an unreadable card, more copies of a card than the shoe holds, a source failing mid-round,
-  sources disagreeing, an error declared by the dealer. A pit boss, never the dealer on duty, corrects cards, lets
-  play continue or voids the round; then 3 cards are burned on their approval before play resumes.
-
-An illegal command raises `ProcedureError` naming the phase, the command and what the phase expects, and produces no
-event. A card that physically came out of the shoe is never refused silently: it suspends the table and is logged.
+  sources disagreeing, an error declared by the dealer. A pit boss (an `Actor` of that role), never the dealer on
+  duty, corrects cards, lets play continue or voids the round; then 3 cards are burned on their approval.
 """
 
 from __future__ import annotations
@@ -29,8 +41,9 @@ from studio import commands as c
 from studio import events as e
 from studio.cards import ALL_CARDS, Card
 from studio.errors import InvalidDeal, ProcedureError
-from studio.events import SuspensionReason
+from studio.events import BurnReason, SuspensionReason
 from studio.procedure_config import ProcedureConfig
+from studio.roles import Actor, Role
 from studio.rules import Side, next_recipient, outcome
 
 
@@ -46,7 +59,7 @@ class Phase(enum.Enum):
 
 
 class Burn(NamedTuple):
-    reason: str
+    reason: BurnReason
     remaining: int
     then: Phase  # where play resumes once the burn is done
     approved_by: str | None = None
@@ -127,7 +140,7 @@ def game_id(table_id: str, round_number: int, opened_at: datetime) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# decide: the transition table. Each handler returns the events that follow or raises ProcedureError.
+# decide: the handlers. Each returns the events that follow, or raises ProcedureError (through `_refuse`).
 
 Handler = Callable[[TableState, c.Command, datetime], list[e.Event]]
 
@@ -136,8 +149,48 @@ def _refuse(state: TableState, command: c.Command, reason: str) -> ProcedureErro
     return ProcedureError(state.phase.value, type(command).__name__, reason, expected_commands(state.phase))
 
 
+# The burns (seed 000 §3): how many cards each calls for, all in one place. -------------------------------------------
+
+
+def burn_count(reason: BurnReason, config: ProcedureConfig) -> int:
+    """Cards to burn after a shuffle (6), after an error (3, on the pit boss's approval), for a new dealer (1)."""
+    return {
+        BurnReason.SHUFFLE: config.burn_after_shuffle,
+        BurnReason.ERROR: config.burn_after_error,
+        BurnReason.DEALER_CHANGE: config.burn_after_dealer_change,
+    }[reason]
+
+
+def _burn(state: TableState, reason: BurnReason, approved_by: Actor | None = None) -> list[e.Event]:
+    """The burn `reason` calls for, if any. After a shuffle the burn is logged even when it is of no card, and then
+    completed at once: it is what brings a new shoe to READY."""
+    count = burn_count(reason, state.config)
+    required = e.BurnRequired(reason, count, None if approved_by is None else str(approved_by))
+    if reason is BurnReason.SHUFFLE:
+        return [required] if count > 0 else [required, e.BurnCompleted(reason)]
+    return [required] if count > 0 else []
+
+
+# The last hand (seed 000 §3): when the cut card appears, the round in play is the last of the shoe (or, between
+# rounds, the next one); with "one more hand", one more round follows. All in one place. ---------------------------
+
+
+def _last_round_when_cut_card_appears(state: TableState) -> int:
+    in_round = state.round is not None or (state.suspension is not None and state.suspension.resume is Phase.DEALING)
+    last = state.rounds_started if in_round else state.rounds_started + 1
+    return last + (1 if state.config.one_more_hand else 0)
+
+
+def is_last_hand(state: TableState, round_number: int) -> bool:
+    """Whether round `round_number` is the last of the shoe (known once the cut card has appeared)."""
+    return state.last_round is not None and round_number >= state.last_round
+
+
+# A shoe ---------------------------------------------------------------------------------------------------------------
+
+
 def _confirm_shuffle(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
-    return [e.ShuffleConfirmed(state.shoe + 1, command.actor)]
+    return [e.ShuffleConfirmed(state.shoe + 1, str(command.actor))]
 
 
 def _place_cut_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -149,74 +202,14 @@ def _place_cut_card(state: TableState, command: c.Command, now: datetime) -> lis
         raise _refuse(
             state, command, f"the cut card must leave {first_usable} to {size} cards in front, not {position}"
         )
-    burn: list[e.Event] = [e.BurnRequired("shuffle", state.config.burn_after_shuffle)]
-    if state.config.burn_after_shuffle == 0:
-        burn.append(e.BurnCompleted("shuffle"))  # nothing to burn: ready at once
-    return [e.CutCardPlaced(state.shoe, position), *burn]
+    return [e.CutCardPlaced(state.shoe, position), *_burn(state, BurnReason.SHUFFLE)]
 
 
-def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason, str] | None:
-    """Why an otherwise due card cannot be accepted, if it cannot."""
-    if read.card is None:
-        return SuspensionReason.UNREADABLE_CARD, f"{read.source} could not read the card"
-    if read.device_seq is not None:
-        last = dict(state.last_device_seq).get(read.source)
-        # The same read reported again. Only equality counts: device counters wrap round and restart from zero.
-        if last is not None and read.device_seq == last:
-            return SuspensionReason.DUPLICATE_READ, f"{read.source} reported sequence {read.device_seq} again"
-    if state.copies_seen(read.card) >= state.config.decks:
-        return SuspensionReason.TOO_MANY_COPIES, (
-            f"{read.card.code} seen {state.copies_seen(read.card) + 1} times; the shoe holds {state.config.decks}"
-        )
-    return None
-
-
-def _suspend(state: TableState, reason: SuspensionReason, detail: str, read: c.CardRead | None) -> e.TableSuspended:
-    return e.TableSuspended(reason.value, detail, read)
-
-
-def _burn_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
-    assert state.burn is not None
-    burned: list[e.Event] = [e.CardBurned(replace(read, card=card))]
-    if state.burn.remaining == 1:
-        burned.append(e.BurnCompleted(state.burn.reason))
-    return burned
-
-
-def _deal_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
-    """Deal a card to whichever hand the rules say, and complete the round if that was the last card it takes."""
-    assert state.round is not None
-    current = state.round
-    side = current.next_side
-    assert side is not None, "a complete deal is never left in DEALING"
-    dealt = e.CardDealt(current.number, len(current.dealt) + 1, side, replace(read, card=card), current.game_id)
-    after = current.with_dealt((*current.dealt, (side, card)))
-    return [dealt, *_complete_if_dealt(state, after)]
-
-
-def _complete_if_dealt(state: TableState, current: Round) -> list[e.Event]:
-    if current.next_side is not None:
-        return []
-    result = outcome(current.player, current.banker)
-    last_hand = state.last_round is not None and current.number >= state.last_round
-    completed = e.RoundCompleted(
-        round=current.number,
-        game_id=current.game_id,
-        player=result.player,
-        banker=result.banker,
-        player_total=result.player_total,
-        banker_total=result.banker_total,
-        winner=result.winner,
-        natural=result.natural,
-        player_pair=result.player_pair,
-        banker_pair=result.banker_pair,
-        last_hand=last_hand,
-    )
-    if not last_hand:
-        return [completed]
-    assert state.round is not None
-    just_dealt = tuple(card for _, card in current.dealt[len(state.round.dealt) :])  # not yet counted in `state`
-    return [completed, _shoe_ended(state, rounds=1, dealt=just_dealt)]
+def _report_cut_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.ReportCutCard)
+    if state.last_round is not None:
+        return []  # already known (the shoe and the dealer may both report it)
+    return [e.CutCardAppeared(command.source, _last_round_when_cut_card_appears(state))]
 
 
 def _shoe_ended(state: TableState, rounds: int = 0, voids: int = 0, dealt: tuple[Card, ...] = ()) -> e.ShoeEnded:
@@ -246,30 +239,7 @@ def _shoe_ended(state: TableState, rounds: int = 0, voids: int = 0, dealt: tuple
     )
 
 
-def _draw_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
-    assert isinstance(command, c.DrawCard)
-    read = command.read
-    phase = state.phase
-    if phase is Phase.SUSPENDED:
-        return [e.CardReadWhileSuspended(read)]
-    if phase is Phase.BETTING_OPEN:
-        return [_suspend(state, SuspensionReason.CARD_WHILE_BETTING, "a card came out while betting was open", read)]
-    if phase not in (Phase.BURNING, Phase.DEALING):
-        return [_suspend(state, SuspensionReason.CARD_NOT_DUE, f"no card is due in phase {phase.value}", read)]
-    problem = _read_problem(state, read)
-    if problem is not None:
-        return [_suspend(state, *problem, read)]
-    assert read.card is not None
-    return _burn_card(state, read, read.card) if phase is Phase.BURNING else _deal_card(state, read, read.card)
-
-
-def _report_cut_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
-    assert isinstance(command, c.ReportCutCard)
-    if state.last_round is not None:
-        return []  # already known (the shoe and the dealer may both report it)
-    in_round = state.round is not None or (state.suspension is not None and state.suspension.resume is Phase.DEALING)
-    last = state.rounds_started if in_round else state.rounds_started + 1
-    return [e.CutCardAppeared(command.source, last + (1 if state.config.one_more_hand else 0))]
+# A round --------------------------------------------------------------------------------------------------------------
 
 
 def _open_betting(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -289,12 +259,126 @@ def _close_betting(state: TableState, command: c.Command, now: datetime) -> list
 
 def _change_dealer(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
     assert isinstance(command, c.ChangeDealer)
-    if not command.dealer.strip():
-        raise _refuse(state, command, "name the dealer taking over")
+    try:
+        Actor.parse(command.dealer, bare=Role.DEALER)
+    except ValueError:
+        raise _refuse(state, command, "name the dealer taking over (a name, or dealer:name)") from None
     changed: list[e.Event] = [e.DealerChanged(command.dealer)]
-    if state.phase is Phase.READY and state.config.burn_after_dealer_change > 0:
-        changed.append(e.BurnRequired("dealer_change", state.config.burn_after_dealer_change))
+    if state.phase is Phase.READY:  # between two shoes the new dealer starts with the shuffle's burn
+        changed += _burn(state, BurnReason.DEALER_CHANGE)
     return changed
+
+
+def _deal_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
+    """Deal a card to whichever hand the rules say, and complete the round if that was the last card it takes."""
+    assert state.round is not None
+    current = state.round
+    side = current.next_side
+    assert side is not None, "a complete deal is never left in DEALING"
+    dealt = e.CardDealt(current.number, len(current.dealt) + 1, side, replace(read, card=card), current.game_id)
+    after = current.with_dealt((*current.dealt, (side, card)))
+    return [dealt, *_complete_if_dealt(state, after)]
+
+
+def _complete_if_dealt(state: TableState, current: Round) -> list[e.Event]:
+    if current.next_side is not None:
+        return []
+    result = outcome(current.player, current.banker)
+    last_hand = is_last_hand(state, current.number)
+    completed = e.RoundCompleted(
+        round=current.number,
+        game_id=current.game_id,
+        player=result.player,
+        banker=result.banker,
+        player_total=result.player_total,
+        banker_total=result.banker_total,
+        winner=result.winner,
+        natural=result.natural,
+        player_pair=result.player_pair,
+        banker_pair=result.banker_pair,
+        last_hand=last_hand,
+    )
+    if not last_hand:
+        return [completed]
+    assert state.round is not None
+    just_dealt = tuple(card for _, card in current.dealt[len(state.round.dealt) :])  # not yet counted in `state`
+    return [completed, _shoe_ended(state, rounds=1, dealt=just_dealt)]
+
+
+def _burn_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
+    assert state.burn is not None
+    burned: list[e.Event] = [e.CardBurned(replace(read, card=card))]
+    if state.burn.remaining == 1:
+        burned.append(e.BurnCompleted(state.burn.reason))
+    return burned
+
+
+# A card read: one handler for each thing a card out of the shoe can mean --------------------------------------------
+
+
+def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason, str] | None:
+    """Why an otherwise due card cannot be accepted, if it cannot."""
+    if read.card is None:
+        return SuspensionReason.UNREADABLE_CARD, f"{read.source} could not read the card"
+    if read.device_seq is not None:
+        last = dict(state.last_device_seq).get(read.source)
+        # The same read reported again. Only equality counts: device counters wrap round and restart from zero.
+        if last is not None and read.device_seq == last:
+            return SuspensionReason.DUPLICATE_READ, f"{read.source} reported sequence {read.device_seq} again"
+    if state.copies_seen(read.card) >= state.config.decks:
+        return SuspensionReason.TOO_MANY_COPIES, (
+            f"{read.card.code} seen {state.copies_seen(read.card) + 1} times; the shoe holds {state.config.decks}"
+        )
+    return None
+
+
+def _suspend(state: TableState, reason: SuspensionReason, detail: str, read: c.CardRead | None) -> e.TableSuspended:
+    return e.TableSuspended(reason.value, detail, read)
+
+
+def _read_of(command: c.Command) -> c.CardRead:
+    assert isinstance(command, c.DrawCard)
+    return command.read
+
+
+def _burn_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    """A card due for the burn: burned, unless the read is unusable (then the table suspends)."""
+    read = _read_of(command)
+    problem = _read_problem(state, read)
+    if problem is not None:
+        return [_suspend(state, *problem, read)]
+    assert read.card is not None
+    return _burn_card(state, read, read.card)
+
+
+def _deal_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    """A card due for the deal: dealt where the rules say, unless the read is unusable (then the table suspends)."""
+    read = _read_of(command)
+    problem = _read_problem(state, read)
+    if problem is not None:
+        return [_suspend(state, *problem, read)]
+    assert read.card is not None
+    return _deal_card(state, read, read.card)
+
+
+def _card_while_betting(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    """A card before "no more bets": bets are committed before the first card, so the table stops."""
+    return [_suspend(state, SuspensionReason.CARD_WHILE_BETTING, "a card came out while betting was open",
+                     _read_of(command))]  # fmt: skip
+
+
+def _card_not_due(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    """A card when none is due (before the cut, between rounds, while closed): never refused silently."""
+    return [_suspend(state, SuspensionReason.CARD_NOT_DUE, f"no card is due in phase {state.phase.value}",
+                     _read_of(command))]  # fmt: skip
+
+
+def _card_while_suspended(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    """A card while the table waits for the pit boss: logged and set aside for them, not dealt."""
+    return [e.CardReadWhileSuspended(_read_of(command))]
+
+
+# Errors: each suspends the table for the pit boss ---------------------------------------------------------------------
 
 
 def _declare_error(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -303,12 +387,14 @@ def _declare_error(state: TableState, command: c.Command, now: datetime) -> list
     return [_suspend(state, SuspensionReason.DEALER_DECLARED, detail, None)]
 
 
-def _report_source_failure(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+def _source_failed(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
     assert isinstance(command, c.ReportSourceFailure)
-    if state.phase not in (Phase.BETTING_OPEN, Phase.DEALING, Phase.BURNING):
-        return []  # between rounds a failed source is the supervisor's concern; the table need not stop
     detail = f"{command.source} failed: {command.detail}" if command.detail else f"{command.source} failed"
     return [_suspend(state, SuspensionReason.SOURCE_FAILED, detail, None)]
+
+
+def _source_failed_between_rounds(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    return []  # no round to protect: a failed source is the supervisor's concern (it shows on the console)
 
 
 def _report_disagreement(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -317,11 +403,14 @@ def _report_disagreement(state: TableState, command: c.Command, now: datetime) -
     return [_suspend(state, SuspensionReason.SOURCES_DISAGREE, command.detail, first)]
 
 
+# The pit boss's decisions ---------------------------------------------------------------------------------------------
+
+
 def _check_pit_boss(state: TableState, command: c.Command) -> None:
-    role, _, name = command.actor.partition(":")
-    if role != "pit_boss":
+    if command.actor.kind is not Role.PIT_BOSS:
         raise _refuse(state, command, f"only a pit boss may decide, not {command.actor}")
-    if state.dealer is not None and name == state.dealer.rpartition(":")[2]:
+    # The dealer on duty is logged as the dealer change named them: "dealer:ann", or "ann".
+    if state.dealer is not None and command.actor.name == Actor.parse(state.dealer, bare=Role.DEALER).name:
         raise _refuse(state, command, "the dealer on duty cannot resolve an error at their own table")
 
 
@@ -331,6 +420,7 @@ def _correct_card(state: TableState, command: c.Command, now: datetime) -> list[
     if not command.reason.strip():
         raise _refuse(state, command, "a correction needs a reason")
     suspension = state.suspension
+    by = str(command.actor)
     round_number = state.round.number if state.round is not None else None
     if command.position == 0:
         if suspension.read is None:
@@ -340,7 +430,7 @@ def _correct_card(state: TableState, command: c.Command, now: datetime) -> list[
         if suspension.resume is Phase.DEALING and state.round is not None and state.round.next_side is None:
             raise _refuse(state, command, "the deal is complete: the read has no place in it")
         original = suspension.corrected or suspension.read.card
-        return [e.CardCorrected(round_number, 0, original, command.card, command.reason, command.actor)]
+        return [e.CardCorrected(round_number, 0, original, command.card, command.reason, by)]
     if state.round is None or not 1 <= command.position <= len(state.round.dealt):
         count = len(state.round.dealt) if state.round is not None else 0
         raise _refuse(state, command, f"position {command.position} is not a card of this round (1 to {count})")
@@ -357,20 +447,14 @@ def _correct_card(state: TableState, command: c.Command, now: datetime) -> list[
         waiting = "a burn is under way" if suspension.resume is not Phase.DEALING else "the corrected read waits"
         raise _refuse(state, command, f"with {command.card.code} the deal would be complete while {waiting}; "
                                       "continue first or void the round")  # fmt: skip
-    return [e.CardCorrected(round_number, command.position, original_card, command.card, command.reason,
-                            command.actor)]  # fmt: skip
-
-
-def _error_burn(state: TableState, approved_by: str) -> list[e.Event]:
-    count = state.config.burn_after_error
-    return [e.BurnRequired("error", count, approved_by)] if count > 0 else []
+    return [e.CardCorrected(round_number, command.position, original_card, command.card, command.reason, by)]
 
 
 def _continue_play(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
     assert isinstance(command, c.ContinuePlay) and state.suspension is not None
     _check_pit_boss(state, command)
     suspension = state.suspension
-    continued = e.PlayContinued(command.actor, command.reason)
+    continued = e.PlayContinued(str(command.actor), command.reason)
     follow: list[e.Event] = [continued]
     resumed = evolve(state, continued)
     # The read that suspended the table, once the pit boss has named the card, counts as drawn in its place.
@@ -386,7 +470,7 @@ def _continue_play(state: TableState, command: c.Command, now: datetime) -> list
         return follow  # the shuffle's own burn follows; a closed table burns when it opens and shuffles
     if any(isinstance(event, e.ShoeEnded) for event in follow):
         return follow
-    return follow + _error_burn(state, command.actor)
+    return follow + _burn(state, BurnReason.ERROR, command.actor)
 
 
 def _void_round(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -396,10 +480,10 @@ def _void_round(state: TableState, command: c.Command, now: datetime) -> list[e.
         raise _refuse(state, command, "no round is in play; continue instead")
     if not command.reason.strip():
         raise _refuse(state, command, "a void needs a reason")
-    voided: list[e.Event] = [e.RoundVoided(state.round.number, state.round.game_id, command.reason, command.actor)]
-    if state.last_round is not None and state.round.number >= state.last_round:
-        return [*voided, _shoe_ended(state, voids=1)]
-    return voided + _error_burn(state, command.actor)
+    voided = e.RoundVoided(state.round.number, state.round.game_id, command.reason, str(command.actor))
+    if is_last_hand(state, state.round.number):
+        return [voided, _shoe_ended(state, voids=1)]
+    return [voided, *_burn(state, BurnReason.ERROR, command.actor)]
 
 
 def _close_table(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -407,34 +491,86 @@ def _close_table(state: TableState, command: c.Command, now: datetime) -> list[e
     _check_pit_boss(state, command)
     if not command.reason.strip():
         raise _refuse(state, command, "closing a table needs a reason")
-    return [e.TableClosed(command.reason, command.actor, state.phase.value)]
+    return [e.TableClosed(command.reason, str(command.actor), state.phase.value)]
 
 
 def _open_table(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
     _check_pit_boss(state, command)
-    return [e.TableOpened(command.actor)]
+    return [e.TableOpened(str(command.actor))]
 
 
-_DEALER_ERRORS: dict[type[c.Command], Handler] = {
-    c.DeclareError: _declare_error,
-    c.ReportSourceFailure: _report_source_failure,
-    c.ReportDisagreement: _report_disagreement,
+# ---------------------------------------------------------------------------------------------------------------------
+# The procedure: for each phase, every command it accepts, the handler that decides what follows, and every phase the
+# table can be in once those events are applied. Anything else is refused, with the phase's commands as the hint.
+
+
+class Move(NamedTuple):
+    handler: Handler
+    leads_to: frozenset[Phase]
+
+
+def _move(handler: Handler, *leads_to: Phase) -> Move:
+    return Move(handler, frozenset(leads_to))
+
+
+AWAITING_SHUFFLE, AWAITING_CUT, BURNING, READY = Phase.AWAITING_SHUFFLE, Phase.AWAITING_CUT, Phase.BURNING, Phase.READY
+BETTING_OPEN, DEALING, SUSPENDED, CLOSED = Phase.BETTING_OPEN, Phase.DEALING, Phase.SUSPENDED, Phase.CLOSED
+RESUMABLE = (AWAITING_SHUFFLE, AWAITING_CUT, BURNING, READY, BETTING_OPEN, DEALING, CLOSED)  # what a suspension ends in
+
+_ERRORS_IN_PLAY: dict[type[c.Command], Move] = {
+    c.DeclareError: _move(_declare_error, SUSPENDED),
+    c.ReportSourceFailure: _move(_source_failed, SUSPENDED),
+    c.ReportDisagreement: _move(_report_disagreement, SUSPENDED),
 }
 
-# The procedure: for each phase, the commands it accepts. Anything else is refused with this list as the hint.
-TRANSITIONS: dict[Phase, dict[type[c.Command], Handler]] = {
-    Phase.AWAITING_SHUFFLE: {c.ConfirmShuffle: _confirm_shuffle, c.ChangeDealer: _change_dealer,
-                             c.DrawCard: _draw_card, c.CloseTable: _close_table},
-    Phase.AWAITING_CUT: {c.PlaceCutCard: _place_cut_card, c.ChangeDealer: _change_dealer, c.DrawCard: _draw_card},
-    Phase.BURNING: {c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card, **_DEALER_ERRORS},
-    Phase.READY: {c.OpenBetting: _open_betting, c.ChangeDealer: _change_dealer, c.DrawCard: _draw_card,
-                  c.ReportCutCard: _report_cut_card, c.CloseTable: _close_table, **_DEALER_ERRORS},
-    Phase.BETTING_OPEN: {c.CloseBetting: _close_betting, c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card,
-                         **_DEALER_ERRORS},
-    Phase.DEALING: {c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card, **_DEALER_ERRORS},
-    Phase.SUSPENDED: {c.CorrectCard: _correct_card, c.ContinuePlay: _continue_play, c.VoidRound: _void_round,
-                      c.DrawCard: _draw_card, c.ReportCutCard: _report_cut_card},
-    Phase.CLOSED: {c.OpenTable: _open_table, c.DrawCard: _draw_card},
+TRANSITIONS: dict[Phase, dict[type[c.Command], Move]] = {
+    AWAITING_SHUFFLE: {
+        c.ConfirmShuffle:       _move(_confirm_shuffle, AWAITING_CUT),
+        c.ChangeDealer:         _move(_change_dealer, AWAITING_SHUFFLE),
+        c.DrawCard:             _move(_card_not_due, SUSPENDED),
+        c.CloseTable:           _move(_close_table, CLOSED),
+    },
+    AWAITING_CUT: {
+        c.PlaceCutCard:         _move(_place_cut_card, BURNING, READY),  # READY at once when the burn is of none
+        c.ChangeDealer:         _move(_change_dealer, AWAITING_CUT),
+        c.DrawCard:             _move(_card_not_due, SUSPENDED),
+    },
+    BURNING: {
+        c.DrawCard:             _move(_burn_read, BURNING, READY, BETTING_OPEN, DEALING, SUSPENDED),  # burn's end
+        c.ReportCutCard:        _move(_report_cut_card, BURNING),
+        **_ERRORS_IN_PLAY,
+    },
+    READY: {
+        c.OpenBetting:          _move(_open_betting, BETTING_OPEN),
+        c.ChangeDealer:         _move(_change_dealer, READY, BURNING),  # burn 1 for the new dealer
+        c.DrawCard:             _move(_card_not_due, SUSPENDED),
+        c.ReportCutCard:        _move(_report_cut_card, READY),  # the next round is the last hand
+        c.CloseTable:           _move(_close_table, CLOSED),
+        **_ERRORS_IN_PLAY,
+        c.ReportSourceFailure:  _move(_source_failed_between_rounds, READY),
+    },
+    BETTING_OPEN: {
+        c.CloseBetting:         _move(_close_betting, DEALING),
+        c.DrawCard:             _move(_card_while_betting, SUSPENDED),
+        c.ReportCutCard:        _move(_report_cut_card, BETTING_OPEN),
+        **_ERRORS_IN_PLAY,
+    },
+    DEALING: {
+        c.DrawCard:             _move(_deal_read, DEALING, READY, AWAITING_SHUFFLE, SUSPENDED),  # the last card
+        c.ReportCutCard:        _move(_report_cut_card, DEALING),                                # of the shoe's
+        **_ERRORS_IN_PLAY,                                                                       # last hand
+    },
+    SUSPENDED: {
+        c.CorrectCard:          _move(_correct_card, SUSPENDED),
+        c.ContinuePlay:         _move(_continue_play, *RESUMABLE),  # then the error burn, or the deal goes on
+        c.VoidRound:            _move(_void_round, BURNING, READY, AWAITING_SHUFFLE),
+        c.DrawCard:             _move(_card_while_suspended, SUSPENDED),
+        c.ReportCutCard:        _move(_report_cut_card, SUSPENDED),
+    },
+    CLOSED: {
+        c.OpenTable:            _move(_open_table, AWAITING_SHUFFLE, READY),  # where it was closed
+        c.DrawCard:             _move(_card_not_due, SUSPENDED),
+    },
 }  # fmt: skip
 
 
@@ -445,10 +581,10 @@ def expected_commands(phase: Phase) -> tuple[str, ...]:
 def decide(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
     """The events that follow from `command` in `state` at time `now` (UTC). Raises `ProcedureError`, changing nothing,
     if the procedure does not allow it."""
-    handler = TRANSITIONS[state.phase].get(type(command))
-    if handler is None:
+    move = TRANSITIONS[state.phase].get(type(command))
+    if move is None:
         raise _refuse(state, command, "not allowed now")
-    return handler(state, command, now)
+    return move.handler(state, command, now)
 
 
 # ---------------------------------------------------------------------------------------------------------------------

@@ -17,13 +17,8 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from studio import commands as c
+from studio.roles import Actor, Machine
 from studio.sources import DeviceReport, ReportKind
-
-
-def _read(report: DeviceReport) -> c.CardRead:
-    card = report.card if report.kind is ReportKind.CARD else None
-    return c.CardRead(card, report.source, report.device_seq, report.confidence, report.raw,
-                      report.evidence_sha256, report.evidence_boxes_sha256)  # fmt: skip
 
 
 def _describe(report: DeviceReport) -> str:
@@ -47,7 +42,7 @@ class Reconciler:
 
     def offer(self, report: DeviceReport, now: float) -> list[c.Command]:
         """What the table should hear now that `report` came in."""
-        actor = f"device:{report.source}"
+        actor = Actor(Machine.DEVICE, report.source)
         if report.kind not in (ReportKind.CARD, ReportKind.MISREAD) or report.source not in self._pending:
             return []
         waiting = self._pending[self._other(report.source)]
@@ -65,7 +60,7 @@ class Reconciler:
                               hashed.evidence_sha256, hashed.evidence_boxes_sha256)  # fmt: skip
             return [c.DrawCard(actor, read), *self.expire(now)]
         detail = f"sources disagree: {_describe(first)}, {_describe(second)}"
-        return [c.ReportDisagreement(actor, detail, (_read(first), _read(second))), *self.expire(now)]
+        return [c.ReportDisagreement(actor, detail, (first.as_read(), second.as_read())), *self.expire(now)]
 
     def expire(self, now: float) -> list[c.Command]:
         """Cards seen by one source only for longer than the window."""
@@ -74,5 +69,5 @@ class Reconciler:
             while waiting and now - waiting[0][0] > self.window:
                 _, report = waiting.popleft()
                 detail = f"{_describe(report)}; {self._other(source)} saw no card within {self.window:g} s"
-                expired.append(c.ReportDisagreement(f"device:{source}", detail, (_read(report),)))
+                expired.append(c.ReportDisagreement(Actor(Machine.DEVICE, source), detail, (report.as_read(),)))
         return expired

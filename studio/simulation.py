@@ -20,10 +20,11 @@ from studio.errors import InvalidShoe
 from studio.ports import EventStore
 from studio.procedure import Phase
 from studio.procedure_config import ProcedureConfig
+from studio.roles import Actor, Machine, Role
 from studio.table_service import TableService
 
-DEALER = "dealer:sim"
-SHOE = "device:sim-shoe"
+DEALER = Actor(Role.DEALER, "sim")
+SHOE = Actor(Machine.DEVICE, "sim-shoe")
 SECONDS_PER_CARD = 2
 
 

@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Protocol, Self
 
 from studio.cards import Card
+from studio.commands import CardRead
 from studio.errors import StudioError
 
 
@@ -45,6 +46,19 @@ class DeviceReport:
     detail: str = ""
     evidence_sha256: str | None = None  # the camera's crop (`raw` is its path): hex SHA-256 of the file
     evidence_boxes_sha256: str | None = None  # and of the JSON beside it (frame size and boxes)
+
+    def as_read(self) -> CardRead:
+        """The read this report gives the table: its card only if it is a card report (a misread has none)."""
+        card = self.card if self.kind is ReportKind.CARD else None
+        return CardRead(
+            card,
+            self.source,
+            self.device_seq,
+            self.confidence,
+            self.raw,
+            self.evidence_sha256,
+            self.evidence_boxes_sha256,
+        )
 
 
 class SourceState(enum.Enum):

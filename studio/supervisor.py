@@ -17,7 +17,6 @@ Rules held here:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -28,6 +27,7 @@ from studio.backoff import Backoff
 from studio.errors import ProcedureError
 from studio.ports import StoreError
 from studio.reconcile import Reconciler
+from studio.roles import Actor, Machine
 from studio.sources import (
     CardSource,
     DeviceReport,
@@ -46,14 +46,13 @@ StateListener = Callable[[str, SourceHealth], None]
 
 def command_for(report: DeviceReport) -> c.Command | None:
     """The table command a device report stands for (None for reports the table need not hear)."""
-    actor = f"device:{report.source}"
-    read = c.CardRead(report.card, report.source, report.device_seq, report.confidence, report.raw,
-                      report.evidence_sha256, report.evidence_boxes_sha256)  # fmt: skip
+    actor = Actor(Machine.DEVICE, report.source)
+    read = report.as_read()
     match report.kind:
         case ReportKind.CARD:
             return c.DrawCard(actor, read)
         case ReportKind.MISREAD:
-            return c.DrawCard(actor, dataclasses.replace(read, card=None))
+            return c.DrawCard(actor, read)  # a read without a card
         case ReportKind.CUT_CARD:
             return c.ReportCutCard(actor, report.source)
         case ReportKind.SHOE_REMOVED:
@@ -131,7 +130,7 @@ class Supervisor:
                 await source.close()
                 self._set_state(source, SourceHealth(SourceState.DISCONNECTED, str(error)))
                 await self._tell_table(
-                    c.ReportSourceFailure(f"device:{source.source_id}", source.source_id, str(error))
+                    c.ReportSourceFailure(Actor(Machine.DEVICE, source.source_id), source.source_id, str(error))
                 )
                 await self.sleep(backoff.next_delay())
 

@@ -92,7 +92,7 @@ class TableService:
             events = decide(self._state, command, now)
             if not events:
                 return []
-            new = [NewRecord(now, command.actor, *encode(event)) for event in events]
+            new = [NewRecord(now, str(command.actor), *encode(event)) for event in events]
             try:
                 records = self._store.append(self.table_id, new, self._seq)
             except ConcurrentAppend:

@@ -22,7 +22,7 @@ from sqlmodel import Field, Session, SQLModel, select
 from studio.database import database_errors, open_engine
 from studio.errors import StudioError
 from studio.ports import Clock
-from studio.roles import Role
+from studio.roles import Actor, Role
 from studio.schema import migrate
 
 SESSION_HOURS = 12
@@ -38,9 +38,9 @@ class Principal:
     role: Role
 
     @property
-    def actor(self) -> str:
-        """How the log names this person or machine: "pit_boss:bob"."""
-        return f"{self.role.value}:{self.name}"
+    def actor(self) -> Actor:
+        """This person or machine as the actor of a command (the log names it "pit_boss:bob")."""
+        return Actor(self.role, self.name)
 
 
 class UserAccount(SQLModel, table=True):

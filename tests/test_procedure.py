@@ -19,8 +19,8 @@ from studio import events as e
 from studio.cards import ALL_CARDS, Card
 from studio.clock import ManualClock
 from studio.errors import ProcedureError
-from studio.events import SuspensionReason
-from studio.procedure import TRANSITIONS, Phase, TableState, decide, evolve, expected_commands
+from studio.events import BurnReason, SuspensionReason
+from studio.procedure import TRANSITIONS, Phase, TableState, burn_count, decide, evolve, expected_commands
 from studio.procedure_config import ProcedureConfig
 from studio.rules import Side, Winner, outcome
 
@@ -746,7 +746,7 @@ def test_dealer_commands_are_refused_while_suspended(command: c.Command) -> None
     assert suspended_table().refused(command).reason == "not allowed now"
 
 
-@pytest.mark.parametrize("actor", ["dealer:x", "device:shoe-1", "system:sim", "bob", "pitboss:bob"])
+@pytest.mark.parametrize("actor", ["dealer:x", "device:shoe-1", "system:sim"])
 def test_only_a_pit_boss_decides(actor: str) -> None:
     t = suspended_table()
     for command in (
@@ -755,6 +755,12 @@ def test_only_a_pit_boss_decides(actor: str) -> None:
         c.VoidRound(actor, "misdeal"),
     ):
         assert t.refused(command).reason == f"only a pit boss may decide, not {actor}"
+
+
+@pytest.mark.parametrize("actor", ["bob", "pitboss:bob", "pit_boss:", ""])
+def test_an_actor_that_is_not_role_and_name_makes_no_command(actor: str) -> None:
+    with pytest.raises(ValueError, match="an actor is written role:name"):
+        c.ContinuePlay(actor, "fine")
 
 
 def test_the_dealer_on_duty_cannot_resolve_their_own_error() -> None:
@@ -1302,3 +1308,24 @@ def test_a_pit_boss_closes_the_table_between_rounds_and_opens_it_where_it_was() 
     assert t.state.phase is Phase.CLOSED
     assert t.do(c.OpenTable(BOSS)) == [e.TableOpened(BOSS)]
     assert t.state.phase is Phase.READY and t.state.reopens_in is None
+
+
+def test_the_table_names_every_phase_and_where_each_move_leads() -> None:
+    assert set(TRANSITIONS) == set(Phase)
+    for phase, moves in TRANSITIONS.items():
+        for command, move in moves.items():
+            assert move.leads_to, f"{phase} × {command.__name__} leads nowhere"
+            assert move.leads_to <= set(Phase)
+    # A card read means something else in each phase, and each meaning has a handler of its own.
+    meanings = {phase: TRANSITIONS[phase][c.DrawCard].handler.__name__ for phase in Phase}
+    assert meanings == {
+        Phase.AWAITING_SHUFFLE: "_card_not_due", Phase.AWAITING_CUT: "_card_not_due", Phase.READY: "_card_not_due",
+        Phase.CLOSED: "_card_not_due", Phase.BURNING: "_burn_read", Phase.DEALING: "_deal_read",
+        Phase.BETTING_OPEN: "_card_while_betting", Phase.SUSPENDED: "_card_while_suspended",
+    }  # fmt: skip
+
+
+def test_the_burn_numbers_are_the_configured_ones() -> None:
+    config = ProcedureConfig(burn_after_shuffle=6, burn_after_error=3, burn_after_dealer_change=1)
+    assert [burn_count(reason, config) for reason in BurnReason] == [6, 3, 1]
+    assert BurnReason.SHUFFLE == "shuffle"  # the log's text

@@ -23,7 +23,7 @@ from studio.cards import ALL_CARDS, Card
 from studio.clock import ManualClock
 from studio.errors import ProcedureError
 from studio.ports import Record
-from studio.procedure import Phase
+from studio.procedure import TRANSITIONS, Phase
 from studio.procedure_config import ProcedureConfig
 from studio.rules import Side, outcome
 from studio.simulation import seeded_shoe
@@ -120,6 +120,9 @@ class ProcedureMachine(RuleBasedStateMachine):
             assert self.store.last_seq(TABLE) == length == self.service.seq
             assert error.phase == state.phase.value and error.command == type(command).__name__
             return
+        # The procedure's table says where each move leads: the table is now in one of those phases.
+        move = TRANSITIONS[state.phase][type(command)]
+        assert self.service.state.phase in move.leads_to, (state.phase, type(command).__name__)
         if isinstance(command, c.ConfirmShuffle):
             self.shoe = seeded_shoe(self.config.decks, self.rng)  # a new shoe, freshly shuffled
         self.check_new_records()

@@ -63,7 +63,7 @@ def messages(
 def mute(
     table_id: str, body: Mute, request: Request, who: Principal = Depends(require(Role.PIT_BOSS))
 ) -> dict[str, str]:
-    _studio(request, table_id).chat.mute(body.player_id, who.actor, body.reason)
+    _studio(request, table_id).chat.mute(body.player_id, str(who.actor), body.reason)
     return {"status": f"{body.player_id} muted"}
 
 

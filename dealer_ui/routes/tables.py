@@ -126,7 +126,7 @@ async def close_betting(table_id: str, request: Request, who: Principal = Depend
 @router.post("/api/tables/{table_id}/dealer-change")
 async def dealer_change(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
     """The signed-in dealer takes over the table (1 card is burned before the next round)."""
-    return apply(request, table_id, c.ChangeDealer(who.actor, who.actor))
+    return apply(request, table_id, c.ChangeDealer(who.actor, str(who.actor)))
 
 
 @router.post("/api/tables/{table_id}/cut-card-out")
