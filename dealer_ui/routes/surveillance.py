@@ -26,7 +26,6 @@ from studio.users import Principal
 
 router = APIRouter(prefix="/api/surveillance", tags=["surveillance"])
 watcher = require(Role.SURVEILLANCE, Role.PIT_BOSS)
-STATUSES = ("completed", "voided", "in_play", "corrected", "error")
 EXPORT: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "the records, as a JSON array or as CSV (`format`)",
