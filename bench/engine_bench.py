@@ -32,6 +32,7 @@ from studio.events import encode
 from studio.ports import NewRecord
 from studio.procedure import Phase, TableState, decide, evolve
 from studio.procedure_config import ProcedureConfig
+from studio.roles import Actor, Machine, Role
 from studio.simulation import seeded_shoe, simulation
 from studio.store_memory import MemoryEventStore
 from studio.store_sql import SqlEventStore
@@ -39,8 +40,8 @@ from studio.table_service import TableService
 
 SHOES = 20
 TARGET_ROUNDS_PER_SECOND = 5_000
-DEALER = "dealer:bench"
-SHOE = "device:bench-shoe"
+DEALER = Actor(Role.DEALER, "bench")  # as the server and the supervisor make them, not parsed from text
+SHOE = Actor(Machine.DEVICE, "bench-shoe")
 
 
 def engine(shoes: list[list[Card]]) -> tuple[int, int, float]:

@@ -269,13 +269,18 @@ def _change_dealer(state: TableState, command: c.Command, now: datetime) -> list
     return changed
 
 
+def _as_accepted(read: c.CardRead, card: Card) -> c.CardRead:
+    """The read as the table takes it: with the pit boss's card if they corrected it (the read itself, most often)."""
+    return read if read.card == card else replace(read, card=card)
+
+
 def _deal_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
     """Deal a card to whichever hand the rules say, and complete the round if that was the last card it takes."""
     assert state.round is not None
     current = state.round
     side = current.next_side
     assert side is not None, "a complete deal is never left in DEALING"
-    dealt = e.CardDealt(current.number, len(current.dealt) + 1, side, replace(read, card=card), current.game_id)
+    dealt = e.CardDealt(current.number, len(current.dealt) + 1, side, _as_accepted(read, card), current.game_id)
     after = current.with_dealt((*current.dealt, (side, card)))
     return [dealt, *_complete_if_dealt(state, after)]
 
@@ -307,7 +312,7 @@ def _complete_if_dealt(state: TableState, current: Round) -> list[e.Event]:
 
 def _burn_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
     assert state.burn is not None
-    burned: list[e.Event] = [e.CardBurned(replace(read, card=card))]
+    burned: list[e.Event] = [e.CardBurned(_as_accepted(read, card))]
     if state.burn.remaining == 1:
         burned.append(e.BurnCompleted(state.burn.reason))
     return burned
