@@ -24,15 +24,15 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from studio import commands as c
-from studio.audit import audit
-from studio.cards import Card
 from studio.clock import SystemClock
-from studio.events import encode
-from studio.ports import NewRecord
-from studio.procedure import Phase, TableState, decide, evolve
-from studio.procedure_config import ProcedureConfig
-from studio.roles import Actor, Machine, Role
+from studio.domain import commands as c
+from studio.domain.audit import audit
+from studio.domain.cards import Card
+from studio.domain.events import encode
+from studio.domain.procedure import Phase, TableState, decide, evolve
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.records import NewRecord
+from studio.domain.roles import Actor, Machine, Role
 from studio.simulation import seeded_shoe, simulation
 from studio.store_memory import MemoryEventStore
 from studio.store_sql import SqlEventStore

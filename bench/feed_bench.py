@@ -44,7 +44,7 @@ from feed_clients import (
     studio_server,
 )
 
-from studio.feed import FEED_KINDS
+from studio.domain.feed import FEED_KINDS
 from studio.simulation import seeded_shoe
 
 P99_TARGET_MS = 100.0

@@ -1,5 +1,6 @@
-"""Time the exact analysis of every bet (studio.analysis.analyse: both distributions of studio.odds, then the EV,
-RTP and house edge of each bet of the standard pay table) for a full 8-deck shoe and for depleted shoes.
+"""Time the exact analysis of every bet (studio.domain.analysis.analyse: both distributions of
+studio.domain.odds, then the EV, RTP and house edge of each bet of the standard pay table) for a full 8-deck shoe
+and for depleted shoes.
 
 Run as `.venv/bin/python bench/odds_bench.py [--repeats 15] [--shoes 8]`; prints one JSON object (milliseconds). Each
 figure is the best and the median of several repeats on the same shoe; the depleted figures pool the repeats over
@@ -16,9 +17,9 @@ import statistics
 import time
 from collections import Counter
 
-from studio.analysis import analyse
-from studio.cards import Card, remove_cards, shoe_composition
-from studio.paytable import PayTable
+from studio.domain.analysis import analyse
+from studio.domain.cards import Card, remove_cards, shoe_composition
+from studio.domain.paytable import PayTable
 from studio.settings import load_pay_table
 
 FULL_TARGET_MS = 500.0

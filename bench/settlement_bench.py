@@ -16,10 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from studio.betting import BettingService
-from studio.cards import parse_cards
 from studio.clock import ManualClock
-from studio.paytable import BetType
-from studio.rules import outcome
+from studio.domain.cards import parse_cards
+from studio.domain.paytable import BetType
+from studio.domain.rules import outcome
 from studio.settings import load_table_config
 from studio.wallets import PlacedBet, WalletStore
 

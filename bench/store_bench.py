@@ -24,8 +24,8 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy.engine import make_url
 
-from studio.chain import canonical_json, verify_chain
-from studio.ports import NewRecord
+from studio.domain.chain import canonical_json, verify_chain
+from studio.domain.records import NewRecord
 from studio.store_sql import SqlEventStore
 
 APPEND_P99_TARGET_MS = 5.0

@@ -15,7 +15,8 @@ from dealer_ui import table_log
 from dealer_ui.metrics import StudioMetrics
 from dealer_ui.routes import bets, chat, evidence, feed, health, session, surveillance, tables
 from dealer_ui.runtime import Studio, StudioSettings
-from studio.ports import Clock, StoreError
+from studio.domain.records import StoreError
+from studio.ports import Clock
 
 STATIC = Path(__file__).parent / "static"
 FULL_COLLECTION_EVERY = 100  # middle-generation collections between full ones (Python's default: 10)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from fastapi import Depends, HTTPException, Request, WebSocket
 
-from studio.roles import Role
+from studio.domain.roles import Role
 from studio.users import Principal, UserStore
 
 SESSION_COOKIE = "studio_session"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from studio.ports import Record
+from studio.domain.records import Record
 
 READ_KINDS = frozenset({"CardDealt", "CardBurned", "TableSuspended", "CardReadWhileSuspended"})
 

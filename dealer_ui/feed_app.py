@@ -18,7 +18,8 @@ from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from dealer_ui.redis_feed import RedisFeedServer
 from dealer_ui.routes import feed
 from studio.clock import SystemClock
-from studio.ports import Clock, StoreError
+from studio.domain.records import StoreError
+from studio.ports import Clock
 from studio.store_sql import SqlEventStore
 from studio.users import UserStore
 

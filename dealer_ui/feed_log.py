@@ -7,10 +7,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from studio.feed import compact_roads, feed_message
-from studio.log_views import RoundIndex
-from studio.ports import EventStore, Record
-from studio.roads import compute_roads
+from studio.domain.feed import compact_roads, feed_message
+from studio.domain.log_views import RoundIndex
+from studio.domain.records import Record
+from studio.domain.roads import compute_roads
+from studio.ports import EventStore
 
 
 class LogFeed:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from studio.feed import feed_message
-from studio.ports import Record
+from studio.domain.feed import feed_message
+from studio.domain.records import Record
 
 QUEUE_LIMIT = 10_000
 SLOW = 1013  # WebSocket close code "try again later": reconnect and resume from the last seq

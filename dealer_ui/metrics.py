@@ -25,8 +25,8 @@ from prometheus_client import CollectorRegistry, Counter, GCCollector, PlatformC
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from dealer_ui.runtime import Studio
-from studio.events import SuspensionReason
-from studio.procedure import Phase
+from studio.domain.events import SuspensionReason
+from studio.domain.procedure import Phase
 from studio.sources import SourceState
 from studio.table_service import Logged
 

@@ -33,9 +33,10 @@ from redis.exceptions import RedisError, ResponseError
 
 from dealer_ui.feed_log import LogFeed
 from dealer_ui.hub import FeedHub, encode
-from studio.errors import ConfigError
-from studio.feed import PublicationFrontier
-from studio.ports import EventStore, Record, StoreError
+from studio.domain.errors import ConfigError
+from studio.domain.feed import PublicationFrontier
+from studio.domain.records import Record, StoreError
+from studio.ports import EventStore
 
 log = logging.getLogger(__name__)
 

@@ -26,17 +26,18 @@ from drivers.registry import create_source
 from drivers.simulator.pty_device import PtyDevice
 from drivers.simulator.shoe_sim import ShoeSimulator
 from drivers.smart_shoe.source import SmartShoeSource
-from studio import commands as c
 from studio.betting import BettingService
 from studio.chat_store import ChatStore
 from studio.clock import SystemClock
-from studio.errors import ConfigError, ProcedureError
-from studio.log_views import RoundIndex
-from studio.ports import Clock, Record, StoreError
-from studio.procedure import Phase
-from studio.reconcile import Reconciler
-from studio.roads import compute_roads
-from studio.roles import Actor, Role
+from studio.domain import commands as c
+from studio.domain.errors import ConfigError, ProcedureError
+from studio.domain.log_views import RoundIndex
+from studio.domain.procedure import Phase
+from studio.domain.reconcile import Reconciler
+from studio.domain.records import Record, StoreError
+from studio.domain.roads import compute_roads
+from studio.domain.roles import Actor, Role
+from studio.ports import Clock
 from studio.settings import TableConfig, load_table_config, sqlite_url
 from studio.simulation import seeded_shoe
 from studio.sources import CardSource, SourceHealth

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from studio.ports import Record
+from studio.domain.records import Record
 from studio.table_service import Logged
 
 log = logging.getLogger(__name__)

@@ -7,11 +7,11 @@ from typing import Any
 
 from dealer_ui.evidence import url_of as evidence_url
 from dealer_ui.runtime import Studio, TableRuntime
-from studio.console import NextAction, betting_light, next_action
-from studio.events import RoundCompleted
-from studio.ports import StoreError
-from studio.procedure import TableState
-from studio.rules import hand_total
+from studio.domain.console import NextAction, betting_light, next_action
+from studio.domain.events import RoundCompleted
+from studio.domain.procedure import TableState
+from studio.domain.records import StoreError
+from studio.domain.rules import hand_total
 
 
 def result_view(result: RoundCompleted) -> dict[str, Any]:

@@ -8,8 +8,9 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from studio.errors import ConfigError
-from studio.sources import DeviceReport, ManagedSource, SourceDisconnected, SourceHealth, SourceState, SourceUnavailable
+from studio.domain.errors import ConfigError
+from studio.domain.reads import DeviceReport
+from studio.sources import ManagedSource, SourceDisconnected, SourceHealth, SourceState, SourceUnavailable
 
 _DISCONNECT = object()
 _CLOSED = object()

@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from studio.errors import ConfigError
+from studio.domain.errors import ConfigError
 from studio.ports import Clock
 from studio.sources import CardSource, SourceUnavailable
 

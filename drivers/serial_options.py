@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from studio.errors import ConfigError
+from studio.domain.errors import ConfigError
 
 MAX_HEARTBEAT = 3600.0  # seconds; NaN and infinity are no interval at all
 

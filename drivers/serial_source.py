@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from drivers.serial_link import SerialLink
 from studio.clock import SystemClock
+from studio.domain.reads import DeviceReport
 from studio.ports import Clock
-from studio.sources import DeviceReport, ManagedSource, SourceDisconnected, SourceHealth, SourceState
+from studio.sources import ManagedSource, SourceDisconnected, SourceHealth, SourceState
 
 LINK_ERRORS_KEPT = 100
 

@@ -20,15 +20,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from studio.cards import Card
-from studio.errors import BetRejected, ConfigError
-from studio.limits import TableLimits
-from studio.paytable import SHORTCUTS, BetType, PayTable
-from studio.player_banker import BankCover, bank_result
-from studio.ports import Clock, Record
-from studio.procedure import Phase, TableState
-from studio.rules import Outcome, outcome
-from studio.settlement import Void, expand_shortcut, settle
+from studio.domain.cards import Card
+from studio.domain.errors import BetRejected, ConfigError
+from studio.domain.limits import TableLimits
+from studio.domain.paytable import SHORTCUTS, BetType, PayTable
+from studio.domain.player_banker import BankCover, bank_result
+from studio.domain.procedure import Phase, TableState
+from studio.domain.records import Record
+from studio.domain.rules import Outcome, outcome
+from studio.domain.settlement import Void, expand_shortcut, settle
+from studio.ports import Clock
 from studio.wallets import BankAgainst, BankCannotCover, PlacedBet, WalletError, WalletStore, owners_of
 
 LATE = "betting is closed: bets are committed before the first card is drawn"

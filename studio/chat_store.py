@@ -8,8 +8,8 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import make_url
 from sqlmodel import Field, SQLModel
 
-from studio.chat import ChatFilter, ChatRejected
 from studio.database import BIG_INTEGER, WRITE_OPTION, database_errors, open_engine
+from studio.domain.chat import ChatFilter, ChatRejected
 from studio.ports import Clock
 from studio.schema import migrate
 

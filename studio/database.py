@@ -21,7 +21,7 @@ from sqlalchemy import BigInteger, Engine, Integer, create_engine, event
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from studio.ports import StoreError
+from studio.domain.records import StoreError
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite writer waits for another to commit before giving up (they hold the lock for milliseconds)."""

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from studio.errors import ConfigError
-from studio.limits import TableLimits, limits_from_mapping
-from studio.paytable import PayTable, pay_table_from_mapping
-from studio.procedure_config import ProcedureConfig
+from studio.domain.errors import ConfigError
+from studio.domain.limits import TableLimits, limits_from_mapping
+from studio.domain.paytable import PayTable, pay_table_from_mapping
+from studio.domain.procedure_config import ProcedureConfig
 
 # A table id names the table in game numbers, URLs and file names: it has no room for spaces or path separators.
 TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")

@@ -12,15 +12,15 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from studio import commands as c
-from studio import events as e
-from studio.cards import Card, shoe_composition
 from studio.clock import ManualClock
-from studio.errors import InvalidShoe
+from studio.domain import commands as c
+from studio.domain import events as e
+from studio.domain.cards import Card, shoe_composition
+from studio.domain.errors import InvalidShoe
+from studio.domain.procedure import Phase
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.roles import Actor, Machine, Role
 from studio.ports import EventStore
-from studio.procedure import Phase
-from studio.procedure_config import ProcedureConfig
-from studio.roles import Actor, Machine, Role
 from studio.table_service import TableService
 
 DEALER = Actor(Role.DEALER, "sim")

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from studio.chain import canonical_json, check_expected_seq, check_stream, seal
-from studio.ports import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoreError
+from studio.domain.chain import canonical_json, check_expected_seq, check_stream, seal
+from studio.domain.records import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoreError
 
 
 @dataclass(frozen=True, slots=True)

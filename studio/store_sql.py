@@ -28,9 +28,9 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
-from studio.chain import canonical_json, check_expected_seq, check_stream, format_at, seal
 from studio.database import BIG_INTEGER, WRITE_OPTION, one_line, open_engine
-from studio.ports import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoreError
+from studio.domain.chain import canonical_json, check_expected_seq, check_stream, format_at, seal
+from studio.domain.records import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoreError
 from studio.schema import migrate
 
 MAX_SEQ = 2**63 - 1  # the largest seq a database column holds

@@ -22,20 +22,14 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from studio import commands as c
 from studio.backoff import Backoff
-from studio.errors import ProcedureError
-from studio.ports import StoreError
-from studio.reconcile import Reconciler
-from studio.roles import Actor, Machine
-from studio.sources import (
-    CardSource,
-    DeviceReport,
-    ReportKind,
-    SourceError,
-    SourceHealth,
-    SourceState,
-)
+from studio.domain import commands as c
+from studio.domain.errors import ProcedureError
+from studio.domain.reads import DeviceReport, ReportKind
+from studio.domain.reconcile import Reconciler
+from studio.domain.records import StoreError
+from studio.domain.roles import Actor, Machine
+from studio.sources import CardSource, SourceError, SourceHealth, SourceState
 
 log = logging.getLogger(__name__)
 

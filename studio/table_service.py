@@ -19,12 +19,13 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from studio import commands as c
-from studio.events import Event, decode, encode
-from studio.feed import PublicationFrontier
-from studio.ports import Clock, ConcurrentAppend, EventStore, NewRecord, Publisher, Record, StoreError
-from studio.procedure import TableState, decide, evolve
-from studio.procedure_config import ProcedureConfig
+from studio.domain import commands as c
+from studio.domain.events import Event, decode, encode
+from studio.domain.feed import PublicationFrontier
+from studio.domain.procedure import TableState, decide, evolve
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.records import ConcurrentAppend, NewRecord, Record, StoreError
+from studio.ports import Clock, EventStore, Publisher
 
 
 class LogUnavailable(StoreError):

@@ -20,9 +20,9 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, select
 
 from studio.database import database_errors, open_engine
-from studio.errors import StudioError
+from studio.domain.errors import StudioError
+from studio.domain.roles import Actor, Role
 from studio.ports import Clock
-from studio.roles import Actor, Role
 from studio.schema import migrate
 
 SESSION_HOURS = 12

@@ -22,12 +22,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, SQLModel
 
 from studio.database import BIG_INTEGER, WRITE_OPTION, database_errors, open_engine
-from studio.errors import BetRejected, StudioError
-from studio.paytable import BetType, Verdict
-from studio.player_banker import BankCover
+from studio.domain.errors import BetRejected, StudioError
+from studio.domain.paytable import BetType, Verdict
+from studio.domain.player_banker import BankCover
+from studio.domain.settlement import Bet, Settlement
 from studio.ports import Clock
 from studio.schema import migrate
-from studio.settlement import Bet, Settlement
 
 
 class WalletError(StudioError):

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from studio.errors import StudioError
+from studio.domain.errors import StudioError
 
 BENCH_DIR = Path(__file__).resolve().parents[1] / "bench"
 HELP = "run the benchmarks of bench/ and compare each figure with its target (bench/run.py)"

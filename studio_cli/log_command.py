@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from studio.audit import audit
-from studio.chain import canonical_json
-from studio.errors import StudioError
-from studio.log_views import CSV_COLUMNS, as_row, describe, round_records, shoe_records
-from studio.ports import Record
+from studio.domain.audit import audit
+from studio.domain.chain import canonical_json
+from studio.domain.errors import StudioError
+from studio.domain.log_views import CSV_COLUMNS, as_row, describe, round_records, shoe_records
+from studio.domain.records import Record
 from studio.settings import sqlite_url
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def register(commands: Any) -> None:
 
 
 def _open(db: str) -> SqlEventStore:
-    from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used
+    from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used# noqa: PLC0415 - the database library loads only when used
 
     if "://" not in db and not Path(db).is_file():
         raise StudioError(f"{db}: no such database file")

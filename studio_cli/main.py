@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from studio.errors import StudioError
+from studio.domain.errors import StudioError
 from studio_cli import (
     bench_command,
     camera_command,

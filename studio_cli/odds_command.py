@@ -8,9 +8,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from studio.analysis import ShoeAnalysis, analyse
-from studio.cards import parse_cards, remove_cards, shoe_composition
-from studio.errors import InvalidShoe
+from studio.domain.analysis import ShoeAnalysis, analyse
+from studio.domain.cards import parse_cards, remove_cards, shoe_composition
+from studio.domain.errors import InvalidShoe
 from studio.settings import load_pay_table
 
 HELP = "exact odds, RTP and house edge of every bet for a full or depleted shoe"

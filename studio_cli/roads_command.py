@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from studio.roads import DERIVED_ROADS, ROWS, Ask, Position, Roads, compute_roads, parse_results
+from studio.domain.roads import DERIVED_ROADS, ROWS, Ask, Position, Roads, compute_roads, parse_results
 
 HELP = "bead plate, big road, big eye boy, small road, cockroach pig and ask road for a sequence of results"
 EPILOG = """\

@@ -10,8 +10,8 @@ from typing import Any
 
 from drivers.simulator.pty_device import PtyDevice
 from drivers.simulator.shoe_sim import PROTOCOLS, Faults, ShoeSimulator
-from studio.cards import parse_cards
-from studio.errors import InvalidShoe, StudioError
+from studio.domain.cards import parse_cards
+from studio.domain.errors import InvalidShoe, StudioError
 from studio.simulation import seeded_shoe
 
 HELP = "run a simulated shoe or card scanner on a pseudo-terminal and print its device path"

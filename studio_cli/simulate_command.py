@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from studio.cards import parse_cards
 from studio.clock import SystemClock
-from studio.errors import InvalidShoe
+from studio.domain.cards import parse_cards
+from studio.domain.errors import InvalidShoe
+from studio.domain.procedure_config import ProcedureConfig
 from studio.ports import EventStore
-from studio.procedure_config import ProcedureConfig
 from studio.settings import sqlite_url
 from studio.simulation import ShoeSimulation, seeded_shoe, simulation
 from studio.store_memory import MemoryEventStore
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.log is None:
         store: EventStore = MemoryEventStore()
     else:
-        from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used
+        from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used# noqa: PLC0415 - the database library loads only when used
 
         store = SqlEventStore(sqlite_url(args.log))
     last_seq = store.last_seq(args.table)

@@ -8,8 +8,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from studio.clock import SystemClock
-from studio.errors import StudioError
-from studio.roles import Role
+from studio.domain.errors import StudioError
+from studio.domain.roles import Role
 from studio.settings import sqlite_url
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def register(commands: Any) -> None:
 
 
 def _store(args: argparse.Namespace) -> UserStore:
-    from studio.users import UserStore  # noqa: PLC0415 - the database library loads only when used
+    from studio.users import UserStore  # noqa: PLC0415 - the database library loads only when used# noqa: PLC0415 - the database library loads only when used
 
     return UserStore(sqlite_url(args.database), SystemClock())
 

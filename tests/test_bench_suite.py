@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from studio.errors import StudioError
+from studio.domain.errors import StudioError
 from studio_cli.bench_command import load_runner
 from studio_cli.main import main as studio
 

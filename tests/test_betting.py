@@ -12,16 +12,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studio import commands as c
 from studio.betting import LATE, BettingService
-from studio.cards import Card
 from studio.clock import ManualClock
-from studio.errors import BetRejected
-from studio.paytable import BetType
-from studio.procedure_config import ProcedureConfig
-from studio.rules import deal, next_recipient, outcome
+from studio.domain import commands as c
+from studio.domain.cards import Card
+from studio.domain.errors import BetRejected
+from studio.domain.paytable import BetType
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.rules import deal, next_recipient, outcome
+from studio.domain.settlement import Void
 from studio.settings import load_table_config
-from studio.settlement import Void
 from studio.simulation import seeded_shoe
 from studio.store_memory import MemoryEventStore
 from studio.table_service import TableService

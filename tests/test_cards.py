@@ -6,17 +6,8 @@ from collections import Counter
 
 import pytest
 
-from studio.cards import (
-    ALL_CARDS,
-    Card,
-    Rank,
-    Suit,
-    parse_card,
-    parse_cards,
-    remove_cards,
-    shoe_composition,
-)
-from studio.errors import InvalidCardCode, InvalidShoe
+from studio.domain.cards import ALL_CARDS, Card, Rank, Suit, parse_card, parse_cards, remove_cards, shoe_composition
+from studio.domain.errors import InvalidCardCode, InvalidShoe
 
 RANK_CODES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUIT_CODES = ["S", "H", "D", "C"]

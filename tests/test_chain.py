@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from studio.chain import ChainVerdict, InvalidRecord, record_hash, seal, verify_chain
-from studio.ports import GENESIS_HASH, NewRecord, Record, StoreError
+from studio.domain.chain import ChainVerdict, InvalidRecord, record_hash, seal, verify_chain
+from studio.domain.records import GENESIS_HASH, NewRecord, Record, StoreError
 from studio.store_sql import SqlEventStore
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)

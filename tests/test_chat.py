@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 
 from dealer_ui.app import create_app
 from dealer_ui.runtime import StudioSettings
-from studio.chat import ChatFilter, ChatRejected
 from studio.chat_store import ChatStore
 from studio.clock import ManualClock
+from studio.domain.chat import ChatFilter, ChatRejected
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from studio import events as e
-from studio.cards import parse_cards
-from studio.events import encode
-from studio.ports import NewRecord
-from studio.rules import Winner, outcome
+from studio.domain import events as e
+from studio.domain.cards import parse_cards
+from studio.domain.events import encode
+from studio.domain.records import NewRecord
+from studio.domain.rules import Winner, outcome
 from studio.simulation import seeded_shoe, simulation
 from studio.store_sql import SqlEventStore
 from studio_cli.main import main

@@ -11,12 +11,12 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from studio import commands as c
-from studio.audit import audit
 from studio.clock import ManualClock
-from studio.procedure import Phase
-from studio.procedure_config import ProcedureConfig
-from studio.rules import Side
+from studio.domain import commands as c
+from studio.domain.audit import audit
+from studio.domain.procedure import Phase
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.rules import Side
 from studio.simulation import seeded_shoe, simulation
 from studio.store_sql import SqlEventStore
 from studio.table_service import TableService
@@ -28,9 +28,9 @@ SHOE = "device:shoe-1"
 DEAL_THREE_CARDS_THEN_HANG = """
 import random, sys, time
 from datetime import UTC, datetime
-from studio import commands as c
+from studio.domain import commands as c
 from studio.clock import SystemClock
-from studio.procedure_config import ProcedureConfig
+from studio.domain.procedure_config import ProcedureConfig
 from studio.simulation import seeded_shoe
 from studio.store_sql import SqlEventStore
 from studio.table_service import TableService

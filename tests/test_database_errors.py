@@ -13,8 +13,8 @@ import pytest
 from studio.chat_store import ChatStore
 from studio.clock import ManualClock
 from studio.database import DatabaseUnavailable
-from studio.ports import StoreError
-from studio.roles import Role
+from studio.domain.records import StoreError
+from studio.domain.roles import Role
 from studio.users import UserError, UserStore
 from studio.wallets import WalletStore
 

@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from studio import commands as c
-from studio import events as e
-from studio.cards import Card
 from studio.clock import ManualClock
-from studio.ports import NewRecord
-from studio.procedure import Phase, TableState, decide, evolve
-from studio.procedure_config import ProcedureConfig
-from studio.reconcile import Reconciler
-from studio.rules import Side
-from studio.sources import DeviceReport, ReportKind
+from studio.domain import commands as c
+from studio.domain import events as e
+from studio.domain.cards import Card
+from studio.domain.procedure import Phase, TableState, decide, evolve
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.reads import DeviceReport, ReportKind
+from studio.domain.reconcile import Reconciler
+from studio.domain.records import NewRecord
+from studio.domain.rules import Side
 from studio.store_sql import SqlEventStore
 from studio.supervisor import command_for
 from studio.table_service import TableService

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from studio.errors import BetRejected, ConfigError
-from studio.limits import BetLimit, TableLimits, UnderMinimum, limits_from_mapping
-from studio.paytable import BetType
+from studio.domain.errors import BetRejected, ConfigError
+from studio.domain.limits import BetLimit, TableLimits, UnderMinimum, limits_from_mapping
+from studio.domain.paytable import BetType
 from studio.settings import TableConfig, load_table_config
 
 CONFIG = Path(__file__).resolve().parent.parent / "config"

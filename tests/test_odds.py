@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studio.cards import ALL_CARDS, Card, parse_cards, remove_cards, shoe_composition
-from studio.errors import InvalidShoe
-from studio.odds import DealClass, Distribution, PairClass, deal_distribution, pair_distribution
-from studio.rules import Side, Winner, next_recipient_by_points, total
+from studio.domain.cards import ALL_CARDS, Card, parse_cards, remove_cards, shoe_composition
+from studio.domain.errors import InvalidShoe
+from studio.domain.odds import DealClass, Distribution, PairClass, deal_distribution, pair_distribution
+from studio.domain.rules import Side, Winner, next_recipient_by_points, total
 
 EIGHT_DECK_DENOMINATOR = 416 * 415 * 414 * 413 * 412 * 411
 

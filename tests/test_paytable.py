@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from studio.errors import ConfigError
-from studio.money import Rounding
-from studio.paytable import BetType, DealFacts, PayTable, Resolution, Verdict
-from studio.rules import Winner
+from studio.domain.errors import ConfigError
+from studio.domain.money import Rounding
+from studio.domain.paytable import BetType, DealFacts, PayTable, Resolution, Verdict
+from studio.domain.rules import Winner
 from studio.settings import load_pay_table
 
 CONFIG = Path(__file__).resolve().parent.parent / "config"

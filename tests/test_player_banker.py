@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 
 from dealer_ui.app import create_app
 from dealer_ui.runtime import StudioSettings
-from studio import commands as c
-from studio.cards import Card
-from studio.errors import BetRejected, ConfigError
-from studio.paytable import BetType, DealFacts
-from studio.player_banker import BankCover, bank_result, possible_deals, required_bank
-from studio.rules import outcome
+from studio.domain import commands as c
+from studio.domain.cards import Card
+from studio.domain.errors import BetRejected, ConfigError
+from studio.domain.paytable import BetType, DealFacts
+from studio.domain.player_banker import BankCover, bank_result, possible_deals, required_bank
+from studio.domain.rules import outcome
+from studio.domain.settlement import Bet, Void, settle
 from studio.settings import load_table_config
-from studio.settlement import Bet, Void, settle
 from studio.simulation import seeded_shoe
 from studio.wallets import WalletError
 from tests.test_betting import Table, deal_from, interleave

@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from studio import commands as c
-from studio import events as e
-from studio.cards import ALL_CARDS, Card
 from studio.clock import ManualClock
-from studio.errors import ProcedureError
-from studio.events import BurnReason, SuspensionReason
-from studio.procedure import TRANSITIONS, Phase, TableState, burn_count, decide, evolve, expected_commands
-from studio.procedure_config import ProcedureConfig
-from studio.rules import Side, Winner, outcome
+from studio.domain import commands as c
+from studio.domain import events as e
+from studio.domain.cards import ALL_CARDS, Card
+from studio.domain.errors import ProcedureError
+from studio.domain.events import BurnReason, SuspensionReason
+from studio.domain.procedure import TRANSITIONS, Phase, TableState, burn_count, decide, evolve, expected_commands
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.rules import Side, Winner, outcome
 
 T0 = datetime(2026, 3, 14, 15, 9, 26, tzinfo=UTC)
 TABLE = "T7"

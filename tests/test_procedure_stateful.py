@@ -17,15 +17,15 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from studio import commands as c
-from studio import events as e
-from studio.cards import ALL_CARDS, Card
 from studio.clock import ManualClock
-from studio.errors import ProcedureError
-from studio.ports import Record
-from studio.procedure import TRANSITIONS, Phase
-from studio.procedure_config import ProcedureConfig
-from studio.rules import Side, outcome
+from studio.domain import commands as c
+from studio.domain import events as e
+from studio.domain.cards import ALL_CARDS, Card
+from studio.domain.errors import ProcedureError
+from studio.domain.procedure import TRANSITIONS, Phase
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.records import Record
+from studio.domain.rules import Side, outcome
 from studio.simulation import seeded_shoe
 from studio.store_memory import MemoryEventStore
 from studio.table_service import TableService

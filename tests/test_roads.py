@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studio.cards import parse_cards
-from studio.errors import StudioError
-from studio.roads import (
+from studio.domain.cards import parse_cards
+from studio.domain.errors import StudioError
+from studio.domain.roads import (
     DERIVED_ROADS,
     InvalidResult,
     Mark,
@@ -32,7 +32,7 @@ from studio.roads import (
     parse_results,
     place_on_grid,
 )
-from studio.rules import Winner, outcome
+from studio.domain.rules import Winner, outcome
 from studio_cli import main as cli_main
 from studio_cli import roads_command
 

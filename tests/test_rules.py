@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studio.cards import ALL_CARDS, Card, parse_cards
-from studio.errors import InvalidDeal
-from studio.rules import (
+from studio.domain.cards import ALL_CARDS, Card, parse_cards
+from studio.domain.errors import InvalidDeal
+from studio.domain.rules import (
     Side,
     Winner,
     banker_draws,

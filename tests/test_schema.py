@@ -17,7 +17,7 @@ from sqlmodel import SQLModel
 from studio import chat_store, store_sql, users, wallets
 from studio.clock import ManualClock
 from studio.database import open_engine
-from studio.ports import NewRecord
+from studio.domain.records import NewRecord
 from studio.schema import current_revision, head_revision, upgrade
 from studio.store_sql import SqlEventStore
 from studio.wallets import WalletStore

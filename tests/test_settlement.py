@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studio.cards import ALL_CARDS, Card, parse_cards
-from studio.errors import BetRejected
-from studio.limits import TableLimits
-from studio.paytable import BetType, DealFacts, PayTable, Verdict
-from studio.rules import Outcome, Winner, deal, next_recipient, outcome
+from studio.domain.cards import ALL_CARDS, Card, parse_cards
+from studio.domain.errors import BetRejected
+from studio.domain.limits import TableLimits
+from studio.domain.paytable import BetType, DealFacts, PayTable, Verdict
+from studio.domain.rules import Outcome, Winner, deal, next_recipient, outcome
+from studio.domain.settlement import Bet, Settlement, Void, expand_shortcut, settle
 from studio.settings import load_pay_table, load_table_config
-from studio.settlement import Bet, Settlement, Void, expand_shortcut, settle
 
 CONFIG = Path(__file__).resolve().parent.parent / "config"
 STANDARD = load_pay_table("standard", base=CONFIG)

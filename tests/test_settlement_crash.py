@@ -26,16 +26,16 @@ PLAYERS = 300
 PREPARE = """
 import sys
 from datetime import UTC, datetime
-from studio import commands as c
+from studio.domain import commands as c
 from studio.betting import BettingService
-from studio.cards import parse_cards
+from studio.domain.cards import parse_cards
 from studio.clock import ManualClock
-from studio.procedure_config import ProcedureConfig
+from studio.domain.procedure_config import ProcedureConfig
 from studio.settings import load_table_config
 from studio.store_sql import SqlEventStore
 from studio.table_service import TableService
 from studio.wallets import PlacedBet, WalletStore
-from studio.paytable import BetType
+from studio.domain.paytable import BetType
 
 url = sys.argv[1]
 clock = ManualClock(datetime(2026, 11, 29, 12, tzinfo=UTC))

@@ -22,9 +22,10 @@ from drivers.line_scanner.source import LineScannerSource
 from drivers.memory_source import MemorySource
 from drivers.simulator.shoe_sim import ShoeSimulator
 from drivers.smart_shoe.source import SmartShoeSource
-from studio.cards import Card
+from studio.domain.cards import Card
+from studio.domain.reads import DeviceReport, ReportKind
 from studio.simulation import seeded_shoe
-from studio.sources import CardSource, DeviceReport, ReportKind, SourceDisconnected, SourceState
+from studio.sources import CardSource, SourceDisconnected, SourceState
 from tests.waiting import until
 
 CARDS = seeded_shoe(1, random.Random(8))[:5]

@@ -11,7 +11,7 @@ from drivers.memory_source import MemorySource
 from drivers.registry import create_source
 from drivers.smart_shoe.source import SmartShoeSource
 from studio.clock import SystemClock
-from studio.errors import ConfigError
+from studio.domain.errors import ConfigError
 from studio.settings import config_dir, load_table_config
 
 CLOCK = SystemClock()

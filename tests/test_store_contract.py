@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from studio.chain import InvalidRecord, verify_chain
 from studio.database import BUSY_TIMEOUT_MS
-from studio.ports import GENESIS_HASH, ConcurrentAppend, EventStore, NewRecord, StoreError
+from studio.domain.chain import InvalidRecord, verify_chain
+from studio.domain.records import GENESIS_HASH, ConcurrentAppend, NewRecord, StoreError
+from studio.ports import EventStore
 from studio.store_memory import MemoryEventStore
 from studio.store_sql import SqlEventStore
 

@@ -8,13 +8,14 @@ from datetime import UTC, datetime
 import pytest
 
 from drivers.memory_source import MemorySource
-from studio import commands as c
 from studio.backoff import Backoff
-from studio.cards import Card
-from studio.errors import ProcedureError
-from studio.ports import StoreError
-from studio.reconcile import Reconciler
-from studio.sources import DeviceReport, ReportKind, SourceHealth, SourceState
+from studio.domain import commands as c
+from studio.domain.cards import Card
+from studio.domain.errors import ProcedureError
+from studio.domain.reads import DeviceReport, ReportKind
+from studio.domain.reconcile import Reconciler
+from studio.domain.records import StoreError
+from studio.sources import SourceHealth, SourceState
 from studio.supervisor import Supervisor, command_for
 
 AT = datetime(2026, 11, 29, 12, tzinfo=UTC)

@@ -10,15 +10,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from studio import commands as c
-from studio import events as e
-from studio.cards import Card
 from studio.clock import ManualClock
-from studio.errors import ProcedureError
-from studio.ports import Record
-from studio.procedure import Phase
-from studio.procedure_config import ProcedureConfig
-from studio.rules import Side
+from studio.domain import commands as c
+from studio.domain import events as e
+from studio.domain.cards import Card
+from studio.domain.errors import ProcedureError
+from studio.domain.procedure import Phase
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.records import Record
+from studio.domain.rules import Side
 from studio.simulation import seeded_shoe
 from studio.store_memory import MemoryEventStore
 from studio.table_service import TableService

@@ -14,10 +14,10 @@ from dealer_ui.auth import require, websocket_principal
 from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.routes.problems import BAD_AFTER, MAX_ID, after_of
 from dealer_ui.runtime import Studio, TableRuntime
-from studio.errors import BetRejected
-from studio.player_banker import required_bank
-from studio.procedure import Phase
-from studio.roles import Role
+from studio.domain.errors import BetRejected
+from studio.domain.player_banker import required_bank
+from studio.domain.procedure import Phase
+from studio.domain.roles import Role
 from studio.users import Principal
 from studio.wallets import PlacedBet, WalletError
 

@@ -11,8 +11,8 @@ from dealer_ui.auth import require
 from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.routes.problems import BAD_INPUT, MAX_ID
 from dealer_ui.runtime import Studio
-from studio.chat import ChatRejected
-from studio.roles import Role
+from studio.domain.chat import ChatRejected
+from studio.domain.roles import Role
 from studio.users import Principal
 
 router = APIRouter(tags=["chat"])

@@ -17,7 +17,7 @@ from dealer_ui import evidence
 from dealer_ui.auth import require
 from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.routes.problems import MAX_ID
-from studio.roles import Role
+from studio.domain.roles import Role
 from studio.users import Principal
 
 router = APIRouter(prefix="/api/evidence", tags=["evidence"])

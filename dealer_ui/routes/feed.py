@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket
 from dealer_ui.auth import require, websocket_principal
 from dealer_ui.hub import FeedHub, Subscription, encode
 from dealer_ui.routes.problems import BAD_AFTER, MAX_ID, after_of
-from studio.roles import Role
+from studio.domain.roles import Role
 from studio.users import Principal
 
 router = APIRouter(tags=["results feed"])

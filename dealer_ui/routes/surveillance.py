@@ -17,11 +17,11 @@ from dealer_ui.auth import require
 from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.routes.problems import BAD_INPUT
 from dealer_ui.runtime import Studio
-from studio.audit import audit
-from studio.chain import canonical_json
-from studio.log_views import CSV_COLUMNS, RoundIndex, as_row, round_records, shoe_records
-from studio.ports import Record
-from studio.roles import Role
+from studio.domain.audit import audit
+from studio.domain.chain import canonical_json
+from studio.domain.log_views import CSV_COLUMNS, RoundIndex, as_row, round_records, shoe_records
+from studio.domain.records import Record
+from studio.domain.roles import Role
 from studio.users import Principal
 
 router = APIRouter(prefix="/api/surveillance", tags=["surveillance"])

@@ -14,10 +14,10 @@ from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.routes.problems import BAD_INPUT
 from dealer_ui.runtime import Studio, TableRuntime
 from dealer_ui.views import console_view
-from studio import commands as c
-from studio.cards import Card
-from studio.errors import InvalidCardCode, ProcedureError
-from studio.roles import Role
+from studio.domain import commands as c
+from studio.domain.cards import Card
+from studio.domain.errors import InvalidCardCode, ProcedureError
+from studio.domain.roles import Role
 from studio.users import Principal
 
 router = APIRouter(tags=["tables"])

@@ -27,8 +27,8 @@ from drivers.camera.errors import EnrollmentError, ImageError
 from drivers.camera.glyphs import CORNER, Canvas, IndexGlyphs, Layout, as_vector, box_fraction, extract_index
 from drivers.camera.image_io import IMAGE_SUFFIXES, Image, load_image, u8
 from drivers.camera.templates import Templates
-from studio.cards import Card
-from studio.errors import InvalidCardCode
+from studio.domain.cards import Card
+from studio.domain.errors import InvalidCardCode
 
 SHRINK = (0.7, 0.5, 0.35)  # each photo is also enrolled shrunk by these factors...
 SMALLEST_CARD = 90  # ...while the card stays at least this many pixels wide

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from studio.errors import StudioError
+from studio.domain.errors import StudioError
 
 
 class CameraError(StudioError):

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from drivers.camera.detect import Zone
-from studio.errors import ConfigError
+from studio.domain.errors import ConfigError
 
 KEYS = {"url", "templates", "zones", "stable_frames", "min_confidence", "evidence_dir", "read_timeout"}
 

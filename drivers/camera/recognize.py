@@ -21,7 +21,7 @@ from drivers.camera.glyphs import CORNER, IndexGlyphs, as_vector
 from drivers.camera.glyphs import readings as index_readings
 from drivers.camera.image_io import Image, check_frame
 from drivers.camera.templates import Templates
-from studio.cards import Card, parse_card
+from studio.domain.cards import Card, parse_card
 
 # Score and lead that earn full confidence, and the score below which nothing is claimed (calibrated on the
 # real photographs and the synthetic frames: see docs/camera.md).

@@ -39,16 +39,10 @@ from drivers.camera.options import camera_options
 from drivers.camera.recognize import CardRead, Recognizer
 from drivers.camera.stability import Sighting, StabilityTracker
 from drivers.camera.templates import Templates
-from studio.cards import parse_card
 from studio.clock import SystemClock
-from studio.sources import (
-    DeviceReport,
-    ReportKind,
-    SourceDisconnected,
-    SourceHealth,
-    SourceState,
-    SourceUnavailable,
-)
+from studio.domain.cards import parse_card
+from studio.domain.reads import DeviceReport, ReportKind
+from studio.sources import SourceDisconnected, SourceHealth, SourceState, SourceUnavailable
 
 DEFAULT_TEMPLATES = Path(__file__).with_name("data") / "templates.npz"
 HEALTH_WINDOW = 50  # frames over which the share of unusable frames is judged

@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from studio.cards import ALL_CARDS, Card, Suit
+from studio.domain.cards import ALL_CARDS, Card, Suit
 
 MAX_LINE = 32  # bytes of one line, its terminator included; a card line has 4 or 5
 SUIT_BY_LETTER: dict[str, Suit] = {"A": Suit.SPADES, "H": Suit.HEARTS, "C": Suit.CLUBS, "D": Suit.DIAMONDS}

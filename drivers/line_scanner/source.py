@@ -12,8 +12,8 @@ from typing import Any
 from drivers.line_scanner.protocol import LineCard, LineDecoder
 from drivers.serial_options import serial_options
 from drivers.serial_source import SerialSource
+from studio.domain.reads import DeviceReport, ReportKind
 from studio.ports import Clock
-from studio.sources import DeviceReport, ReportKind
 
 
 class LineScannerSource(SerialSource):

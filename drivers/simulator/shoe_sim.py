@@ -21,8 +21,8 @@ from dataclasses import dataclass, fields
 from drivers.line_scanner.protocol import encode_line
 from drivers.simulator.pty_device import PtyDevice
 from drivers.smart_shoe.protocol import CardDrawn, CutCard, DeviceSession, Heartbeat, Hello
-from studio.cards import Card
-from studio.errors import ConfigError
+from studio.domain.cards import Card
+from studio.domain.errors import ConfigError
 
 PROTOCOLS = ("smart-shoe", "line")
 

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 from typing import ClassVar
 
-from studio.cards import ALL_CARDS, Card
+from studio.domain.cards import ALL_CARDS, Card
 
 PROTOCOL_VERSION = 1
 

@@ -45,7 +45,7 @@ from drivers.smart_shoe.messages import (
     decode_payload,
 )
 from drivers.smart_shoe.sessions import DeviceSession, HostResult, HostSession, Notice, NoticeKind, Undelivered
-from studio.cards import Card
+from studio.domain.cards import Card
 
 __all__ = [
     "CRC_INIT",

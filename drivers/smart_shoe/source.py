@@ -16,8 +16,8 @@ from drivers.smart_shoe.protocol import (
     ShoeInserted,
     ShoeRemoved,
 )
+from studio.domain.reads import DeviceReport, ReportKind
 from studio.ports import Clock
-from studio.sources import DeviceReport, ReportKind
 
 _SIMPLE = {CutCard: ReportKind.CUT_CARD, ShoeRemoved: ReportKind.SHOE_REMOVED, ShoeInserted: ReportKind.SHOE_INSERTED}
 

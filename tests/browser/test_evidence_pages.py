@@ -27,10 +27,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from drivers.camera.source import CameraSource, _Evidence
-from studio import commands as c
 from studio.clock import ManualClock
+from studio.domain import commands as c
+from studio.domain.reads import DeviceReport
 from studio.settings import load_table_config
-from studio.sources import DeviceReport
 from studio.store_sql import SqlEventStore
 from studio.supervisor import command_for
 from studio.table_service import TableService

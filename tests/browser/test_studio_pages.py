@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from studio.cards import Card
-from studio.rules import hand_total, outcome
+from studio.domain.cards import Card
+from studio.domain.rules import hand_total, outcome
 from tests.api_client import ApiClient
 from tests.browser.support import (
     BETTING_SECONDS,

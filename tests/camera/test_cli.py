@@ -13,7 +13,7 @@ import cv2
 import pytest
 
 from drivers.camera.enroll import box_iou
-from studio.errors import StudioError
+from studio.domain.errors import StudioError
 from studio_cli import camera_command
 from tests.camera.render import table
 

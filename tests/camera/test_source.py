@@ -16,7 +16,8 @@ from drivers.camera.detect import Zone
 from drivers.camera.frames import StreamFailed
 from drivers.camera.source import CameraSource
 from studio.clock import ManualClock
-from studio.sources import DeviceReport, ReportKind, SourceDisconnected, SourceState, SourceUnavailable
+from studio.domain.reads import DeviceReport, ReportKind
+from studio.sources import SourceDisconnected, SourceState, SourceUnavailable
 from tests.camera.render import Placed, degrade, felt, table
 
 START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)

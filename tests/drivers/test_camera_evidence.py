@@ -18,7 +18,7 @@ import numpy as np
 
 from drivers.camera.source import CameraSource, _Evidence
 from studio.clock import ManualClock
-from studio.sources import DeviceReport, ReportKind
+from studio.domain.reads import DeviceReport, ReportKind
 
 START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 QUAD = np.array([[500, 200], [700, 200], [700, 480], [500, 480]], dtype=np.float32)  # a card upright in the frame

@@ -17,7 +17,7 @@ from drivers.line_scanner.protocol import (
     encode_line,
     parse_line,
 )
-from studio.cards import ALL_CARDS, Card, parse_card
+from studio.domain.cards import ALL_CARDS, Card, parse_card
 
 FAST = settings(max_examples=150, deadline=None)
 

@@ -13,10 +13,11 @@ from drivers.line_scanner.source import LineScannerSource
 from drivers.simulator.pty_device import PtyDevice
 from drivers.simulator.shoe_sim import Faults, ShoeSimulator
 from drivers.smart_shoe.source import SmartShoeSource
-from studio import commands as c
-from studio.errors import ConfigError
+from studio.domain import commands as c
+from studio.domain.errors import ConfigError
+from studio.domain.reads import DeviceReport, ReportKind
 from studio.simulation import seeded_shoe
-from studio.sources import DeviceReport, ReportKind, SourceDisconnected, SourceState, SourceUnavailable
+from studio.sources import SourceDisconnected, SourceState, SourceUnavailable
 from studio.supervisor import Supervisor
 from tests.waiting import until
 

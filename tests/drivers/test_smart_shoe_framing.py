@@ -41,7 +41,7 @@ from drivers.smart_shoe.protocol import (
     encode_shoe_inserted,
     encode_shoe_removed,
 )
-from studio.cards import parse_card
+from studio.domain.cards import parse_card
 
 # Sequence numbers and payloads chosen so that markers show up in every field and must be escaped.
 SAMPLES: list[tuple[int, Message]] = [

@@ -30,7 +30,7 @@ from drivers.smart_shoe.protocol import (
     ShoeRemoved,
     encode_frame,
 )
-from studio.cards import ALL_CARDS
+from studio.domain.cards import ALL_CARDS
 
 FAST = settings(max_examples=150, deadline=None)
 

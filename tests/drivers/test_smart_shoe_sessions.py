@@ -30,7 +30,7 @@ from drivers.smart_shoe.protocol import (
     encode_nak,
     encode_raw,
 )
-from studio.cards import ALL_CARDS, parse_card
+from studio.domain.cards import ALL_CARDS, parse_card
 
 QD = parse_card("QD")
 KH = parse_card("KH")

@@ -11,11 +11,11 @@ import pytest
 from drivers.simulator.pty_device import PtyDevice
 from drivers.simulator.shoe_sim import ShoeSimulator
 from drivers.smart_shoe.source import SmartShoeSource
-from studio import commands as c
-from studio.audit import audit
 from studio.clock import SystemClock
-from studio.procedure import Phase
-from studio.procedure_config import ProcedureConfig
+from studio.domain import commands as c
+from studio.domain.audit import audit
+from studio.domain.procedure import Phase
+from studio.domain.procedure_config import ProcedureConfig
 from studio.simulation import seeded_shoe
 from studio.sources import SourceState
 from studio.store_sql import SqlEventStore

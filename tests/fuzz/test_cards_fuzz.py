@@ -13,8 +13,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from studio.cards import ALL_CARDS, Card, parse_card, parse_cards
-from studio.errors import InvalidCardCode, StudioError
+from studio.domain.cards import ALL_CARDS, Card, parse_card, parse_cards
+from studio.domain.errors import InvalidCardCode, StudioError
 from tests.fuzz.support import fuzz
 
 GRAMMAR = re.compile(r"\s*(A|[2-9]|10|T|J|Q|K)([SHDC])\s*", re.IGNORECASE)

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 
 from drivers.registry import DRIVERS, create_source
 from studio.clock import SystemClock
-from studio.errors import ConfigError
-from studio.limits import TableLimits, limits_from_mapping
-from studio.money import to_minor
-from studio.paytable import BetType, PayTable, pay_table_from_mapping
-from studio.procedure_config import ProcedureConfig
+from studio.domain.errors import ConfigError
+from studio.domain.limits import TableLimits, limits_from_mapping
+from studio.domain.money import to_minor
+from studio.domain.paytable import BetType, PayTable, pay_table_from_mapping
+from studio.domain.procedure_config import ProcedureConfig
 from studio.settings import (
     MAX_DECKS,
     MAX_SECONDS,

@@ -26,8 +26,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from dealer_ui.routes.problems import MAX_ID
 from dealer_ui.runtime import Studio
-from studio.paytable import BetType
-from studio.roles import Role
+from studio.domain.paytable import BetType
+from studio.domain.roles import Role
 from tests.fuzz.support import fuzz
 from tests.server.conftest import Desk, session_for
 

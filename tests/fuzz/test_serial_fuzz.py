@@ -16,7 +16,7 @@ from drivers.line_scanner.protocol import LineCard, LineError, encode_line, pars
 from drivers.smart_shoe.framing import MAX_PAYLOAD, DecodedFrame, Decoder, FrameError, decode_frame, encode_raw
 from drivers.smart_shoe.messages import MessageType
 from drivers.smart_shoe.protocol import CardDrawn, HostSession, encode_frame
-from studio.cards import ALL_CARDS, Card
+from studio.domain.cards import ALL_CARDS, Card
 from tests.fuzz.support import fuzz
 
 seqs = st.integers(0, 0xFFFF)

@@ -15,10 +15,10 @@ from dealer_ui.app import create_app
 from dealer_ui.runtime import Studio, StudioSettings
 from dealer_ui.views import console_view
 from drivers.memory_source import MemorySource
-from studio import commands as c
-from studio.cards import Card
-from studio.chain import verify_chain
-from studio.sources import DeviceReport, ReportKind
+from studio.domain import commands as c
+from studio.domain.cards import Card
+from studio.domain.chain import verify_chain
+from studio.domain.reads import DeviceReport, ReportKind
 from studio.store_sql import SqlEventStore
 from studio.table_service import LogUnavailable
 from tests.services import PostgresServer

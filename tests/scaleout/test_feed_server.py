@@ -17,11 +17,11 @@ from dealer_ui.feed_log import LogFeed
 from dealer_ui.hub import FeedHub
 from dealer_ui.redis_feed import RedisFeedServer, RedisForwarder
 from dealer_ui.runtime import Studio, StudioSettings
-from studio import commands as c
-from studio.cards import Card
 from studio.clock import ManualClock
-from studio.errors import ConfigError
-from studio.procedure_config import ProcedureConfig
+from studio.domain import commands as c
+from studio.domain.cards import Card
+from studio.domain.errors import ConfigError
+from studio.domain.procedure_config import ProcedureConfig
 from studio.store_sql import SqlEventStore
 from studio.table_service import TableService
 from studio.users import UserStore

@@ -26,10 +26,10 @@ from dealer_ui import evidence
 from dealer_ui.app import create_app
 from dealer_ui.runtime import Studio, StudioSettings
 from drivers.camera.source import evidence_json
-from studio.cards import Card
 from studio.clock import ManualClock
-from studio.roles import Role
-from studio.sources import DeviceReport, ReportKind
+from studio.domain.cards import Card
+from studio.domain.reads import DeviceReport, ReportKind
+from studio.domain.roles import Role
 from studio.supervisor import command_for
 from tests.server.conftest import T0, Desk, session_for
 

@@ -15,7 +15,7 @@ from starlette.websockets import WebSocketDisconnect
 from dealer_ui.app import create_app
 from dealer_ui.runtime import Studio, StudioSettings
 from studio.clock import ManualClock
-from studio.ports import Record
+from studio.domain.records import Record
 from tests.server.conftest import NATURAL, Desk, sign_in
 
 PUBLIC = {"round_opened", "betting_closed", "card", "result", "void", "correction"}

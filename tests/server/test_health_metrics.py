@@ -24,7 +24,7 @@ from dealer_ui.app import create_app
 from dealer_ui.routes import health
 from dealer_ui.runtime import Studio, StudioSettings
 from studio.clock import ManualClock
-from studio.ports import NewRecord, StoreError
+from studio.domain.records import NewRecord, StoreError
 from studio.store_sql import SqlEventStore
 from studio.users import Role
 from studio_cli.logs import JsonFormatter, TextFormatter, logging_config

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from dealer_ui.auth import SESSION_COOKIE
 from dealer_ui.runtime import Studio
 from studio.clock import ManualClock
-from studio.roles import Role
+from studio.domain.roles import Role
 from studio.users import SESSION_HOURS
 from tests.server.conftest import add_person, sign_in
 

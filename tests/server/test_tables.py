@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from studio import commands as c
 from studio.clock import ManualClock
-from studio.procedure import Phase, expected_commands
-from studio.roles import Role
+from studio.domain import commands as c
+from studio.domain.procedure import Phase, expected_commands
+from studio.domain.roles import Role
 from tests.server.conftest import NATURAL, Desk, add_person, sign_in
 
 

@@ -11,7 +11,7 @@ import enum
 from decimal import Decimal, Inexact, InvalidOperation, localcontext
 from fractions import Fraction
 
-from studio.errors import ConfigError
+from studio.domain.errors import ConfigError
 
 MAX_MAJOR = 10**14
 

@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from studio.limits import TableLimits
-from studio.money import Rounding, round_minor
-from studio.paytable import BetType, DealFacts, PayTable, Verdict
-from studio.rules import banker_draws, player_draws
-from studio.settlement import Settlement
+from studio.domain.limits import TableLimits
+from studio.domain.money import Rounding, round_minor
+from studio.domain.paytable import BetType, DealFacts, PayTable, Verdict
+from studio.domain.rules import banker_draws, player_draws
+from studio.domain.settlement import Settlement
 
 BANK_COMMISSION = Fraction(15, 1000)
 COVER_MULTIPLE = 9

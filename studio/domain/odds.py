@@ -8,7 +8,7 @@ Two distributions are computed from a shoe (a `Counter[Card]`, full or depleted)
   all that the pair side bets depend on.
 
 Model. The shoe is shuffled uniformly at random and the deal takes cards from its front in the order P, B, P, B, then
-third cards as `studio.rules` says. Weights are exact integers:
+third cards as `studio.domain.rules` says. Weights are exact integers:
 
 - `deal_distribution` counts ordered sequences of the first `min(N, 6)` physical cards (N = cards in the shoe). For
   N >= 6 the denominator is therefore N·(N-1)·…·(N-5): for 8 decks 416·415·414·413·412·411. A deal that takes k cards
@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Generic, TypeVar
 
-from studio.cards import ALL_CARDS, Card, Rank
-from studio.errors import InvalidShoe
-from studio.rules import Winner, banker_draws, is_natural, player_draws, winner_of
+from studio.domain.cards import ALL_CARDS, Card, Rank
+from studio.domain.errors import InvalidShoe
+from studio.domain.rules import Winner, banker_draws, is_natural, player_draws, winner_of
 
 K = TypeVar("K", bound=Hashable)
 
@@ -99,7 +99,7 @@ class Distribution(Generic[K]):
         return Fraction(sum(weight for key, weight in self.weights.items() if predicate(key)), self.denominator)
 
 
-# --- Static structure of the main game (independent of the shoe, built once from studio.rules) ----------------------
+# --- Static structure of the main game (independent of the shoe, built once from studio.domain.rules) ---------------
 
 _VALUES = range(10)
 _CARD_OF_POINTS = {rank.points: Card(rank, ALL_CARDS[0].suit) for rank in Rank}  # a representative card per value

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from studio.errors import StudioError
+from studio.domain.errors import StudioError
 
 MAX_LENGTH = 200
 

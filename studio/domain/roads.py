@@ -54,8 +54,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from studio.errors import StudioError
-from studio.rules import Winner
+from studio.domain.errors import StudioError
+from studio.domain.rules import Winner
 
 ROWS = 6
 """Rows of the bead plate and big road grids."""
@@ -78,7 +78,8 @@ class InvalidResult(StudioError, ValueError):
 
 
 class ResultRecord(Protocol):
-    """Anything with a winner: `RoundResult`, `studio.rules.Outcome`, ... (pairs and natural are read if present)."""
+    """Anything with a winner: `RoundResult`, `studio.domain.rules.Outcome`, ... (pairs and natural are read if
+    present)."""
 
     @property
     def winner(self) -> object: ...
@@ -87,7 +88,7 @@ class ResultRecord(Protocol):
 ResultLike = str | Winner | Mapping[str, object] | ResultRecord
 """`"B"`, `"P"`, `"T"` (or `"banker"`, `"player"`, `"tie"`, any case), a `Winner`, a mapping with a `"winner"` key and
 optional `"player_pair"`, `"banker_pair"`, `"natural"` keys (the shape `studio simulate --json` prints), or a record
-with such attributes (`RoundResult`, `studio.rules.Outcome`)."""
+with such attributes (`RoundResult`, `studio.domain.rules.Outcome`)."""
 
 
 @dataclass(frozen=True, slots=True)

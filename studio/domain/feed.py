@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.ports import Record
+from studio.domain.records import Record
 
 FEED_KINDS = {
     "BettingOpened": "round_opened",
@@ -45,8 +45,8 @@ def feed_message(record: Record) -> dict[str, Any] | None:
 
 
 def compact_roads(roads: dict[str, Any]) -> dict[str, Any]:
-    """The roads of `studio.roads` (to_json) in the feed's compact form, as a result message carries them: the bead
-    plate as a string ("BPPT"); the big road as columns of [winner, ties] cells; each derived road as a string of
+    """The roads of `studio.domain.roads` (to_json) in the feed's compact form, as a result message carries them: the
+    bead plate as a string ("BPPT"); the big road as columns of [winner, ties] cells; each derived road as a string of
     marks, r for red and b for blue; the ask road as those letters per derived road ("-" for no mark); the counts."""
     letter = {"red": "r", "blue": "b", None: "-"}
     derived = ("big_eye_boy", "small_road", "cockroach_pig")

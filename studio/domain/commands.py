@@ -1,16 +1,16 @@
 """Commands: what dealers, pit bosses, devices and the supervisor ask of a table. Imperative names.
 
-Every command names its actor (`studio.roles.Actor`); given as the text "role:name" (`dealer:alice`, `pit_boss:bob`,
-`device:shoe-1`, `system:sim`), it is read into one when the command is made, and a text that is not one is refused
-there. Whether a command is allowed, and what follows, is decided by `studio.procedure.decide`.
+Every command names its actor (`studio.domain.roles.Actor`); given as the text "role:name" (`dealer:alice`,
+`pit_boss:bob`, `device:shoe-1`, `system:sim`), it is read into one when the command is made, and a text that is not
+one is refused there. Whether a command is allowed, and what follows, is decided by `studio.domain.procedure.decide`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studio.cards import Card
-from studio.roles import Actor
+from studio.domain.cards import Card
+from studio.domain.roles import Actor
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from studio.cards import Card
-from studio.errors import InvalidDeal
+from studio.domain.cards import Card
+from studio.domain.errors import InvalidDeal
 
 
 class Side(enum.Enum):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from studio.ports import GENESIS_HASH, NewRecord, Record, StoreError
+from studio.domain.records import GENESIS_HASH, NewRecord, Record, StoreError
 
 _ZERO = timedelta(0)
 # One encoder for every call: json.dumps with options builds a new one each time, a tenth of the cost of a replay.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from studio.ports import Record
+from studio.domain.records import Record
 
 
 def round_records(records: Iterable[Record], game_id: str) -> list[Record]:

@@ -1,7 +1,7 @@
 """The exact value of every bet for a given shoe: probability of each result, expected value, RTP and house edge.
 
-Expected values are per unit staked, exact fractions, computed from the exact distributions of `studio.odds` and the
-table's pay table (commission included, before any rounding to minor units). RTP = 1 + EV; house edge = -EV.
+Expected values are per unit staked, exact fractions, computed from the exact distributions of `studio.domain.odds`
+and the table's pay table (commission included, before any rounding to minor units). RTP = 1 + EV; house edge = -EV.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
-from studio.cards import Card
-from studio.odds import DealClass, PairClass, deal_distribution, pair_distribution
-from studio.paytable import BetType, DealFacts, PayTable, Resolution, Verdict
-from studio.rules import Winner
+from studio.domain.cards import Card
+from studio.domain.odds import DealClass, PairClass, deal_distribution, pair_distribution
+from studio.domain.paytable import BetType, DealFacts, PayTable, Resolution, Verdict
+from studio.domain.rules import Winner
 
 # Bets decided by the first two cards of each hand only; every other bet is decided by the totals.
 PAIR_BETS = frozenset({BetType.PLAYER_PAIR, BetType.BANKER_PAIR, BetType.EITHER_PAIR, BetType.PERFECT_PAIR})

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from studio.errors import InvalidCardCode, InvalidShoe
+from studio.domain.errors import InvalidCardCode, InvalidShoe
 
 
 class Rank(enum.Enum):

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from studio import commands as c
-from studio.roles import Actor, Machine
-from studio.sources import DeviceReport, ReportKind
+from studio.domain import commands as c
+from studio.domain.reads import DeviceReport, ReportKind
+from studio.domain.roles import Actor, Machine
 
 
 def _describe(report: DeviceReport) -> str:

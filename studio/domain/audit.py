@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from studio import events as e
-from studio.chain import verify_chain
-from studio.errors import InvalidDeal, StudioError
-from studio.ports import Record
-from studio.procedure import TableState, evolve
-from studio.procedure_config import ProcedureConfig
-from studio.rules import outcome
+from studio.domain import events as e
+from studio.domain.chain import verify_chain
+from studio.domain.errors import InvalidDeal, StudioError
+from studio.domain.procedure import TableState, evolve
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.records import Record
+from studio.domain.rules import outcome
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from studio.events import BurnReason
-from studio.procedure import Phase, TableState, is_last_hand
-from studio.rules import hand_total
+from studio.domain.events import BurnReason
+from studio.domain.procedure import Phase, TableState, is_last_hand
+from studio.domain.rules import hand_total
 
 
 @dataclass(frozen=True, slots=True)

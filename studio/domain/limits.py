@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from studio.errors import BetRejected, ConfigError
-from studio.money import format_minor, to_minor
-from studio.paytable import BetType
+from studio.domain.errors import BetRejected, ConfigError
+from studio.domain.money import format_minor, to_minor
+from studio.domain.paytable import BetType
 
 
 class UnderMinimum(enum.Enum):

@@ -37,14 +37,14 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from studio import commands as c
-from studio import events as e
-from studio.cards import ALL_CARDS, Card
-from studio.errors import InvalidDeal, ProcedureError
-from studio.events import BurnReason, SuspensionReason
-from studio.procedure_config import ProcedureConfig
-from studio.roles import Actor, Role
-from studio.rules import Side, next_recipient, outcome
+from studio.domain import commands as c
+from studio.domain import events as e
+from studio.domain.cards import ALL_CARDS, Card
+from studio.domain.errors import InvalidDeal, ProcedureError
+from studio.domain.events import BurnReason, SuspensionReason
+from studio.domain.procedure_config import ProcedureConfig
+from studio.domain.roles import Actor, Role
+from studio.domain.rules import Side, next_recipient, outcome
 
 
 class Phase(enum.Enum):

@@ -1,4 +1,4 @@
-"""Events: the facts a table logs, past tense, frozen. State is a fold of them (`studio.procedure.evolve`).
+"""Events: the facts a table logs, past tense, frozen. State is a fold of them (`studio.domain.procedure.evolve`).
 
 `encode` turns an event into its kind and a JSON-compatible mapping (with the raw device data apart, for the log's
 `raw` column); `decode` turns them back. Both are exact inverses, which the replay relies on.
@@ -19,10 +19,10 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from studio.cards import Card
-from studio.commands import CardRead
-from studio.errors import StudioError
-from studio.rules import Side, Winner
+from studio.domain.cards import Card
+from studio.domain.commands import CardRead
+from studio.domain.errors import StudioError
+from studio.domain.rules import Side, Winner
 
 
 @dataclass(frozen=True, slots=True)

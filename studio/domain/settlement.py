@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from studio.errors import BetRejected
-from studio.limits import TableLimits
-from studio.money import round_minor
-from studio.paytable import SHORTCUTS, BetType, DealFacts, PayTable, Verdict
-from studio.rules import Outcome
+from studio.domain.errors import BetRejected
+from studio.domain.limits import TableLimits
+from studio.domain.money import round_minor
+from studio.domain.paytable import SHORTCUTS, BetType, DealFacts, PayTable, Verdict
+from studio.domain.rules import Outcome
 
 
 @dataclass(frozen=True, slots=True)

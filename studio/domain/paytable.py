@@ -19,9 +19,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from studio.errors import ConfigError
-from studio.money import Rounding
-from studio.rules import Outcome, Winner, winner_of
+from studio.domain.errors import ConfigError
+from studio.domain.money import Rounding
+from studio.domain.rules import Outcome, Winner, winner_of
 
 
 class BetType(enum.Enum):
