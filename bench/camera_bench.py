@@ -40,14 +40,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.camera.render, the synthetic card renderer the tests use
 
-from drivers.camera.detect import Zone  # noqa: E402# noqa: E402
-from drivers.camera.enroll import LabelledBox, box_iou, enroll_boxes, enroll_folder, read_labels  # noqa: E402# noqa: E402
-from drivers.camera.image_io import load_image  # noqa: E402# noqa: E402
-from drivers.camera.recognize import CardRead, Recognizer  # noqa: E402# noqa: E402
-from drivers.camera.source import DEFAULT_TEMPLATES  # noqa: E402# noqa: E402
-from drivers.camera.templates import Templates  # noqa: E402# noqa: E402
-from tests.camera.photos import card_photos  # noqa: E402# noqa: E402
-from tests.camera.render import CODES, Placed, degrade, felt, photo, place, table  # noqa: E402# noqa: E402
+from drivers.camera.detect import Zone  # noqa: E402
+from drivers.camera.enroll import LabelledBox, box_iou, enroll_boxes, enroll_folder, read_labels  # noqa: E402
+from drivers.camera.image_io import load_image  # noqa: E402
+from drivers.camera.recognize import CardRead, Recognizer  # noqa: E402
+from drivers.camera.source import DEFAULT_TEMPLATES  # noqa: E402
+from drivers.camera.templates import Templates  # noqa: E402
+from tests.camera.photos import card_photos  # noqa: E402
+from tests.camera.render import CODES, Placed, degrade, felt, photo, place, table  # noqa: E402
 
 REAL = card_photos()
 SURE = 0.8  # CameraSource's default min_confidence

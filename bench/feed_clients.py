@@ -41,7 +41,7 @@ Client = TypeVar("Client", bound="WebSocketClient")
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop for the clients when it is there (uvicorn[standard] brings it, and the server uses it too)."""
     try:
-        import uvloop  # noqa: PLC0415 - optional# noqa: PLC0415 - optional
+        import uvloop  # noqa: PLC0415 - optional
     except ImportError:
         return None
     return uvloop.new_event_loop

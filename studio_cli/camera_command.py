@@ -84,12 +84,12 @@ def _zone(text: str) -> tuple[str, tuple[int, int, int, int]]:
 
 
 def _run_enroll(args: argparse.Namespace) -> int:
-    from studio_cli import camera_tasks  # noqa: PLC0415 - OpenCV loads only for camera commands# noqa: PLC0415 - OpenCV loads only for camera commands
+    from studio_cli import camera_tasks  # noqa: PLC0415 - OpenCV loads only for camera commands
 
     return camera_tasks.run_enroll(args)
 
 
 def _run_recognize(args: argparse.Namespace) -> int:
-    from studio_cli import camera_tasks  # noqa: PLC0415 - OpenCV loads only for camera commands# noqa: PLC0415 - OpenCV loads only for camera commands
+    from studio_cli import camera_tasks  # noqa: PLC0415 - OpenCV loads only for camera commands
 
     return camera_tasks.run_recognize(args)

@@ -27,10 +27,10 @@ def register(commands: Any) -> None:
 
 
 def _engine(args: argparse.Namespace) -> Any:
-    from sqlalchemy.engine import make_url  # noqa: PLC0415 - the database libraries load only when used# noqa: PLC0415 - the database libraries load only when used
-    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415# noqa: PLC0415
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 - the database libraries load only when used
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
-    from studio.database import open_engine  # noqa: PLC0415# noqa: PLC0415
+    from studio.database import open_engine  # noqa: PLC0415
 
     try:
         return open_engine(make_url(sqlite_url(args.database)))
@@ -39,10 +39,10 @@ def _engine(args: argparse.Namespace) -> Any:
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
-    from alembic.util.exc import CommandError  # noqa: PLC0415# noqa: PLC0415
-    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415# noqa: PLC0415
+    from alembic.util.exc import CommandError  # noqa: PLC0415
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
-    from studio.schema import current_revision, migrate  # noqa: PLC0415# noqa: PLC0415
+    from studio.schema import current_revision, migrate  # noqa: PLC0415
 
     engine = _engine(args)
     try:
@@ -56,9 +56,9 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415# noqa: PLC0415
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
-    from studio.schema import current_revision, head_revision  # noqa: PLC0415# noqa: PLC0415
+    from studio.schema import current_revision, head_revision  # noqa: PLC0415
 
     engine = _engine(args)
     try:

@@ -31,9 +31,9 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn  # noqa: PLC0415 - the server's libraries load only when it starts# noqa: PLC0415 - the server's libraries load only when it starts
+    import uvicorn  # noqa: PLC0415 - the server's libraries load only when it starts
 
-    from dealer_ui.feed_app import create_feed_app  # noqa: PLC0415# noqa: PLC0415
+    from dealer_ui.feed_app import create_feed_app  # noqa: PLC0415
 
     log_config = logging_config(args.log_format)
     logging.config.dictConfig(log_config)

@@ -54,7 +54,7 @@ def register(commands: Any) -> None:
 
 
 def _open(db: str) -> SqlEventStore:
-    from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used# noqa: PLC0415 - the database library loads only when used
+    from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used
 
     if "://" not in db and not Path(db).is_file():
         raise StudioError(f"{db}: no such database file")

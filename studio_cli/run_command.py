@@ -44,10 +44,10 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # The server's libraries load only when the server starts, not for every `studio` command.
-    import uvicorn  # noqa: PLC0415# noqa: PLC0415
+    import uvicorn  # noqa: PLC0415
 
-    from dealer_ui.app import create_app  # noqa: PLC0415# noqa: PLC0415
-    from dealer_ui.runtime import DEMO_ACCOUNTS, StudioSettings  # noqa: PLC0415# noqa: PLC0415
+    from dealer_ui.app import create_app  # noqa: PLC0415
+    from dealer_ui.runtime import DEMO_ACCOUNTS, StudioSettings  # noqa: PLC0415
 
     log_config = logging_config(args.log_format)
     logging.config.dictConfig(log_config)  # the studio's own lines, from here on; uvicorn applies it again

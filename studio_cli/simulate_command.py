@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.log is None:
         store: EventStore = MemoryEventStore()
     else:
-        from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used# noqa: PLC0415 - the database library loads only when used
+        from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used
 
         store = SqlEventStore(sqlite_url(args.log))
     last_seq = store.last_seq(args.table)

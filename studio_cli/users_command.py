@@ -34,7 +34,7 @@ def register(commands: Any) -> None:
 
 
 def _store(args: argparse.Namespace) -> UserStore:
-    from studio.users import UserStore  # noqa: PLC0415 - the database library loads only when used# noqa: PLC0415 - the database library loads only when used
+    from studio.users import UserStore  # noqa: PLC0415 - the database library loads only when used
 
     return UserStore(sqlite_url(args.database), SystemClock())
 

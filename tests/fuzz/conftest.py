@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.fuzz.support import SCALE
-from tests.server.conftest import app, cheap_password_hashing, client, clock, game_server, studio  # noqa: F401# noqa: F401
+from tests.server.conftest import app, cheap_password_hashing, client, clock, game_server, studio  # noqa: F401
 
 HANG_SECONDS = 120  # per test; the slowest takes a few seconds
 
