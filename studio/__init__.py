@@ -1,4 +1,7 @@
-"""The studio's domain core (cards, rules, pay tables, settlement, odds, procedure) and its services.
+"""The studio: its domain (`studio.domain`: pure rules, procedure, events and records), the ports its services need
+(`ports`: event store, clock, publisher; `sources`: card sources) and the services that do I/O (stores, the table
+service, the supervisor, settings, wallets, betting, users, chat).
 
-Core modules are pure: they take values and return values, with no I/O, no clock and no unseeded randomness.
+Dependencies point inwards: services and ports may import the domain; the domain imports nothing but the standard
+library and itself.
 """
