@@ -13,11 +13,12 @@ HELP = "learn a deck's rank and suit templates, and read the cards in images"
 EPILOG = """\
 examples:
   studio camera enroll photos/ --out deck.npz       photos/ holds QH.jpg, 10S.png, ... one card each
-  studio camera recognize table.jpg --json          read every card in table.jpg with the shipped templates
+  studio camera recognize table.jpg --json          read every card in table.jpg with the shipped reader
   studio camera recognize --templates deck.npz --zone player=80,300,400,300 frame.png
+  studio camera check 0 --frames 100 --zone player=80,300,400,300 --zone banker=700,300,400,300
 
-Without --templates, recognize uses the templates shipped with the driver, learned from the top-down webcam photos of
-shared/data/cards (a deck of 9 to ace only)."""
+Without --templates, recognize and check use the shipped reader, a network trained on many decks: no enrollment is
+needed. With --templates (a deck enrolled with `studio camera enroll`), the deck's templates confirm or override it."""
 
 ENROLL_HELP = "learn rank and suit templates from photos of a deck"
 ENROLL_EPILOG = """\
@@ -27,6 +28,12 @@ CSV (a path, or a name in DIR) gives each card's box: columns image, code, xmin,
 relative to DIR."""
 
 RECOGNIZE_HELP = "find and read the cards in images"
+CHECK_HELP = "read a folder of frames or a live camera and print, per frame and zone, what the camera would report"
+CHECK_EPILOG = """\
+INPUT is a folder of images, a video file, an RTSP/HTTP URL or a camera index (0). Each of the first N frames is read
+and its cards printed with their confidence (sure ones as cards, the others as unsure: misreads that would suspend
+the table); at the end, what CameraSource would have reported (a card once read alike and surely in --stable frames in
+a row, a misread otherwise). Exit status 1 if the input cannot be opened."""
 
 
 def register(commands: Any) -> None:
@@ -68,8 +75,33 @@ def register(commands: Any) -> None:
         metavar="NAME=X,Y,W,H",
         help="read cards only in this box (repeatable); without zones, anywhere",
     )
+    recognize.add_argument(
+        "--min-confidence",
+        type=_fraction,
+        default=0.8,
+        metavar="C",
+        help="reads below this are listed as unsure (default 0.8, CameraSource's default)",
+    )
     recognize.add_argument("--json", action="store_true", help="print JSON instead of a table")
     recognize.set_defaults(run=_run_recognize)
+
+    check = actions.add_parser("check", help=CHECK_HELP, description=CHECK_HELP, epilog=CHECK_EPILOG,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    check.add_argument("input", metavar="INPUT", help="folder of images, video file, URL or camera index")
+    check.add_argument("--frames", type=int, default=30, metavar="N", help="frames to read (default 30)")
+    check.add_argument("--templates", type=Path, metavar="TEMPLATES", help="an enrolled deck (optional)")
+    check.add_argument(
+        "--zone",
+        action="append",
+        default=[],
+        type=_zone,
+        metavar="NAME=X,Y,W,H",
+        help="read cards only in this box (repeatable)",
+    )
+    check.add_argument("--min-confidence", type=_fraction, default=0.8, metavar="C", help="as for recognize")
+    check.add_argument("--stable", type=int, default=3, metavar="K", help="frames a card must be read alike (3)")
+    check.add_argument("--json", action="store_true", help="print JSON lines (one per frame, then the summary)")
+    check.set_defaults(run=_run_check)
 
 
 def _zone(text: str) -> tuple[str, tuple[int, int, int, int]]:
@@ -81,6 +113,22 @@ def _zone(text: str) -> tuple[str, tuple[int, int, int, int]]:
     if not name or w <= 0 or h <= 0:
         raise argparse.ArgumentTypeError(f"{text!r}: a zone needs a name and a positive width and height")
     return name, (x, y, w, h)
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a confidence is between 0 and 1")
+    return value
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from studio_cli import camera_check  # noqa: PLC0415 - OpenCV loads only for camera commands
+
+    return camera_check.run_check(args)
 
 
 def _run_enroll(args: argparse.Namespace) -> int:

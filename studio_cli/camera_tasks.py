@@ -14,8 +14,8 @@ from drivers.camera.detect import Zone
 from drivers.camera.enroll import Enrollment, enroll_boxes, enroll_folder, read_labels
 from drivers.camera.errors import EnrollmentError, ImageError
 from drivers.camera.image_io import load_image
-from drivers.camera.recognize import CardRead, Recognizer
-from drivers.camera.source import DEFAULT_TEMPLATES
+from drivers.camera.reader import SURE, IndexReader
+from drivers.camera.recognize import CardRead
 from drivers.camera.templates import Templates
 
 
@@ -69,17 +69,26 @@ def run_enroll(args: argparse.Namespace) -> int:
     return 0
 
 
+def reader_for_args(templates: Path | None) -> IndexReader:
+    """The shipped reader, with an enrolled deck's templates when given."""
+    return IndexReader(templates=Templates.load(templates) if templates is not None else None)
+
+
 def run_recognize(args: argparse.Namespace) -> int:
-    templates = Templates.load(args.templates if args.templates is not None else DEFAULT_TEMPLATES)
-    recognizer = Recognizer(templates)
+    reader = reader_for_args(args.templates)
+    minimum = getattr(args, "min_confidence", SURE)
     results = []
     for path in args.images:
         image = load_image(path)
         try:
-            reads = recognizer.read_frame(image, [Zone(name, box) for name, box in args.zone])
+            reads = reader.read_frame(image, [Zone(name, box) for name, box in args.zone])
         except cv2.error as error:  # an image OpenCV cannot work on, however it decoded
             raise ImageError(f"{path}: cannot be read for cards ({str(error).strip().splitlines()[-1]})") from None
-        results.append({"image": str(path), "cards": [card_json(read) for read in reads]})
+        results.append({
+            "image": str(path),
+            "cards": [card_json(read) for read in reads if read.confidence >= minimum],
+            "unsure": [card_json(read) for read in reads if read.confidence < minimum],
+        })  # fmt: skip
     if args.json:
         print(json.dumps(results, indent=2))
     else:
@@ -97,10 +106,12 @@ def card_json(read: CardRead) -> dict[str, Any]:
 def as_table(results: list[dict[str, Any]]) -> str:
     lines = []
     for result in results:
-        cards = result["cards"]
-        lines.append(f"{result['image']}: {len(cards)} card{'s' if len(cards) != 1 else ''}")
-        for card in sorted(cards, key=lambda c: (c["box"][1], c["box"][0])):
+        cards, unsure = result["cards"], result.get("unsure", [])
+        lines.append(f"{result['image']}: {len(cards)} card{'s' if len(cards) != 1 else ''}, {len(unsure)} unsure")
+        for card, kind in [(c, "") for c in cards] + [(c, "  UNSURE") for c in unsure]:
             x, y, w, h = card["box"]
             zone = f"  in {card['zone']}" if "zone" in card else ""
-            lines.append(f"  {card['code']:<4} confidence {card['confidence']:.2f}  at x={x} y={y} ({w}x{h}){zone}")
+            lines.append(
+                f"  {card['code']:<4} confidence {card['confidence']:.2f}  at x={x} y={y} ({w}x{h}){zone}{kind}"
+            )
     return "\n".join(lines)

@@ -16,8 +16,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
+from drivers.camera.enroll import enroll_folder
+from drivers.camera.source import CameraSource
 from drivers.line_scanner.source import LineScannerSource
 from drivers.memory_source import MemorySource
 from drivers.simulator.shoe_sim import ShoeSimulator
@@ -26,6 +30,7 @@ from studio.domain.cards import Card
 from studio.domain.reads import DeviceReport, ReportKind
 from studio.simulation import seeded_shoe
 from studio.sources import CardSource, SourceDisconnected, SourceState
+from tests.camera.render import degrade, felt, photo, table
 from tests.waiting import until
 
 CARDS = seeded_shoe(1, random.Random(8))[:5]
@@ -40,7 +45,7 @@ class Rig:
     report: Callable[[list[Card]], None]
 
 
-def _memory(tmp_path: Path) -> Iterator[Rig]:
+def _memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Rig]:
     source = MemorySource("memory-1")
 
     def report(cards: list[Card]) -> None:
@@ -50,8 +55,8 @@ def _memory(tmp_path: Path) -> Iterator[Rig]:
     yield Rig(source, report)
 
 
-def _serial(protocol: str, make: Callable[[str], CardSource]) -> Callable[[Path], Iterator[Rig]]:
-    def rig(tmp_path: Path) -> Iterator[Rig]:
+def _serial(protocol: str, make: Callable[[str], CardSource]) -> Callable[[pytest.FixtureRequest, Path], Iterator[Rig]]:
+    def rig(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Rig]:
         sim = ShoeSimulator(CARDS, protocol)
         sim.start()
 
@@ -68,8 +73,37 @@ def _serial(protocol: str, make: Callable[[str], CardSource]) -> Callable[[Path]
     return rig
 
 
-RIGS: dict[str, Callable[[Path], Iterator[Rig]]] = {
+@pytest.fixture(scope="module")
+def camera_frames(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A folder of frames (the felt, then each card lying still for three frames and taken away) and the deck,
+    enrolled from one synthetic photo per card."""
+    folder = tmp_path_factory.mktemp("camera")
+    photos, frames = folder / "deck", folder / "frames"
+    photos.mkdir()
+    frames.mkdir()
+    for index, card in enumerate(CARDS):
+        cv2.imwrite(str(photos / f"{card.code}.png"), photo(card.code, seed=index))
+    templates = enroll_folder(photos).templates("contract deck").save(folder / "deck.npz")
+    rng = np.random.default_rng(5)
+    empty = felt((1280, 720), rng)
+    shots = [empty, empty]
+    for index, card in enumerate(CARDS):
+        scene, _ = table([card.code], seed=index)
+        shots += [degrade(scene, rng, noise=2.0) for _ in range(3)] + [empty, empty]
+    for number, shot in enumerate(shots):
+        cv2.imwrite(str(frames / f"frame{number:03d}.png"), shot)
+    return frames, templates
+
+
+def _camera(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Rig]:
+    frames, templates = request.getfixturevalue("camera_frames")
+    source = CameraSource("camera-1", frames, templates=templates, stable_frames=3, evidence_dir=tmp_path / "e")
+    yield Rig(source, lambda cards: None)  # the frames are on the folder already: the camera reads them in order
+
+
+RIGS: dict[str, Callable[[pytest.FixtureRequest, Path], Iterator[Rig]]] = {
     "memory": _memory,
+    "camera": _camera,
     "smart_shoe": _serial("smart-shoe", lambda path: SmartShoeSource("shoe-1", path)),
     "line_scanner": _serial("line", lambda path: LineScannerSource("scanner-1", path)),
 }
@@ -77,7 +111,7 @@ RIGS: dict[str, Callable[[Path], Iterator[Rig]]] = {
 
 @pytest.fixture(params=sorted(RIGS))
 def rig(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Rig]:
-    yield from RIGS[request.param](tmp_path)
+    yield from RIGS[request.param](request, tmp_path)
 
 
 async def _cards(reports: AsyncIterator[DeviceReport], count: int) -> list[Card | None]:

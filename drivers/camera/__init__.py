@@ -1,12 +1,16 @@
-"""The camera driver: cards read by a camera looking down on the table (opencv-python-headless, no neural network).
+"""The camera driver: cards read by a camera looking down on the table (opencv-python-headless and NumPy only).
 
-- `detect`: find card outlines in a frame (anywhere, or in zones) and rectify them.
-- `glyphs`: isolate the rank glyph and the suit pip in a card's corner index.
+- `indices`, `reader`: the shipped reader. Corner indices proposed from the frame's ink, read by a small network
+  (`data/index_net.onnx`, run by `cv2.dnn`; trained by `training/`), grouped into cards: all 52 cards, no
+  enrollment. `CameraSource` and `studio camera` use it by default.
+- `detect`, `glyphs`, `recognize`: the template recognizer: card outlines found and rectified, index glyphs matched
+  against a deck's templates; with an enrolled deck it confirms or overrides the shipped reader.
 - `templates`, `enroll`: a deck's rank and suit templates, learned from photos of its cards.
-- `recognize`: read rank and suit against the templates, with a confidence.
 - `stability`, `frames`, `source`: `CameraSource`, the `CardSource` that turns frames into reports.
 - `image_io`, `errors`: safe image reading and the driver's errors.
+- `training/`: how the shipped network was made (split, data set, training, calibration); training runs in its own
+  venv (`scripts/train-camera`), never at runtime.
 
 `data/templates.npz` are templates learned from the top-down webcam photos of `shared/data/cards/webcam-9-to-ace`
-(ranks 9 to ace): `studio camera recognize` uses them unless told otherwise.
+(ranks 9 to ace), kept as an example of an enrolled deck (`--templates`).
 """

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.detect import CARD_H, CARD_W, whiteness
+from drivers.camera.detect import CARD_H, whiteness
 from drivers.camera.image_io import Image
 
 CORNER = (0.0, 0.0, 0.19, 0.36)  # the patch read for the index: x, y, width, height as fractions of the card
@@ -115,11 +115,6 @@ def _plausible(glyphs: IndexGlyphs | None, layout: Layout, shape: tuple[int, ...
 def box_fraction(box: Box, shape: tuple[int, ...]) -> FractionBox:
     height, width = shape[:2]
     return box[0] / width, box[1] / height, box[2] / width, box[3] / height
-
-
-def corner_size(scale: float = 1.0) -> tuple[int, int]:
-    """(width, height) in pixels of the corner patch warped at `scale` times the canonical card size."""
-    return max(1, round(CARD_W * CORNER[2] * scale)), max(1, round(CARD_H * CORNER[3] * scale))
 
 
 def as_vector(canvas: Canvas) -> Vector:
@@ -358,10 +353,6 @@ def _union(boxes: list[Box]) -> Box:
     x1 = max(box[0] + box[2] for box in boxes)
     y1 = max(box[1] + box[3] for box in boxes)
     return x0, y0, x1 - x0, y1 - y0
-
-
-def _overlap_1d(start: int, length: int, other_start: float, other_length: float) -> float:
-    return min(start + length, other_start + other_length) - max(start, other_start)
 
 
 def _canvas(

@@ -58,6 +58,7 @@ class CardRead:
     box: Box
     quad: Quad
     zone: str | None = None
+    indices: tuple[Box, ...] = ()  # the corner indices read (the shipped reader); empty for template reads
 
     @property
     def code(self) -> str:

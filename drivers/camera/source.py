@@ -36,13 +36,14 @@ from drivers.camera.errors import CameraError, ImageError
 from drivers.camera.frames import BadFrame, FrameReader, StreamFailed, reader_for
 from drivers.camera.image_io import Image, check_frame
 from drivers.camera.options import camera_options
-from drivers.camera.recognize import CardRead, Recognizer
+from drivers.camera.reader import IndexReader
+from drivers.camera.recognize import CardRead
 from drivers.camera.stability import Sighting, StabilityTracker
 from drivers.camera.templates import Templates
 from studio.clock import SystemClock
 from studio.domain.cards import parse_card
 from studio.domain.reads import DeviceReport, ReportKind
-from studio.sources import SourceDisconnected, SourceHealth, SourceState, SourceUnavailable
+from studio.sources import ManagedSource, SourceDisconnected, SourceHealth, SourceState, SourceUnavailable
 
 DEFAULT_TEMPLATES = Path(__file__).with_name("data") / "templates.npz"
 HEALTH_WINDOW = 50  # frames over which the share of unusable frames is judged
@@ -88,7 +89,7 @@ def _frame_boxes(reads: Sequence[CardRead]) -> tuple[dict[str, Any], ...]:
                   "zone": r.zone} for r in reads)  # fmt: skip
 
 
-class CameraSource:
+class CameraSource(ManagedSource):
     @classmethod
     def from_options(cls, source_id: str, options: Mapping[str, Any], clock: Clock) -> CameraSource:
         """A camera from its `[[sources]]` entry (see `drivers.camera.options`)."""
@@ -114,7 +115,8 @@ class CameraSource:
             raise ValueError(f"read_timeout must be positive, not {read_timeout}")
         self._id = source_id
         self._input = input
-        self._templates_path = Path(templates) if templates is not None else DEFAULT_TEMPLATES
+        # No templates: the shipped reader alone (no enrollment needed); an enrolled deck confirms or overrides it.
+        self._templates_path = Path(templates) if templates is not None else None
         self._zones = tuple(zones)
         self._stable_frames = stable_frames
         self._min_confidence = min_confidence
@@ -124,7 +126,7 @@ class CameraSource:
         self._read_timeout = read_timeout
         self._clock: Clock = clock or SystemClock()
         self._reader: FrameReader | None = None
-        self._recognizer: Recognizer | None = None
+        self._recognizer: IndexReader | None = None
         self._pending: asyncio.Future[object | None] | None = None  # a frame grab still running in its thread
         self._open = False
         self._closed_reason = "not opened"
@@ -149,12 +151,15 @@ class CameraSource:
         if self._open:
             return
         try:
-            templates = await asyncio.to_thread(Templates.load, self._templates_path)
+            templates = None
+            if self._templates_path is not None:
+                templates = await asyncio.to_thread(Templates.load, self._templates_path)
+            recognizer = await asyncio.to_thread(IndexReader, templates=templates)
             reader = reader_for(self._input)
             await asyncio.to_thread(reader.open)
         except CameraError as error:
             raise SourceUnavailable(f"{self._id}: {error}") from None
-        self._recognizer = Recognizer(templates)
+        self._recognizer = recognizer
         self._reader = reader
         self._open = True
         self._closed_reason = ""
@@ -216,8 +221,9 @@ class CameraSource:
             for decision in tracker.update(sightings):
                 yield await self._report(decision.confirmed, decision.code, decision.confidence, decision.detail,
                                          decision.evidence)  # fmt: skip
+        raise SourceDisconnected(f"{self._id}: {self._closed_reason or 'closed'}")  # closed while reading
 
-    def _recognise(self, recognizer: Recognizer, frame: object) -> tuple[Image, list[CardRead]]:
+    def _recognise(self, recognizer: IndexReader, frame: object) -> tuple[Image, list[CardRead]]:
         """Check the frame and read its cards (in a worker thread: both can take milliseconds)."""
         image = check_frame(frame, f"frame {self.frames_read}")
         return image, recognizer.read_frame(image, self._zones)

@@ -27,7 +27,6 @@ from drivers.camera.glyphs import RANK_SHAPE, SUIT_SHAPE, Canvas, Layout, as_vec
 
 VERSION = 1
 FILE_NAME = "templates.npz"
-RED_SUITS = ("H", "D")
 MAX_FILE_BYTES = 50 * 1024 * 1024
 # What reading a damaged archive raises, from zipfile, zlib and NumPy (which tokenizes each array's header), and what
 # its arrays raise when they hold the wrong values (a version of infinity).

@@ -1,0 +1,277 @@
+"""Where corner indices may be: proposals from the ink of a frame, with no notion of a card outline.
+
+A corner index is a rank printed over a suit, dark or red ink on white card stock. The frame is shrunk to at most
+`WORK_HEIGHT` rows; ink is what an adaptive threshold finds clearly darker than its neighbourhood (at the working
+scale and at half of it, for large prints), plus what is clearly red. Connected pieces of ink the size of a glyph
+are paired with their nearest neighbours of a similar size (a rank and its suit, the 1 and the 0 of a ten); each
+pair, and each piece with pieces touching it merged, gives a square around it: a *proposal*. Proposals whose square
+is not mostly light (card stock) or holds too little or too much ink are dropped, and near-duplicates are merged.
+The learned reader (`reader.py`) then says which proposals are indices, and of which card.
+
+The same function proposes the training crops (`training/dataset.py`), so that the reader learns exactly the crops
+it will see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.image_io import Image
+
+WORK_HEIGHT = 720  # frames are read at most this tall: an index is then 30..120 px, enough to read
+BLOCK, INK_CONTRAST = 21, 12  # adaptive threshold: neighbourhood (px) and how much darker than it ink must be
+RED_LEVEL = 45  # red minus the stronger other channel: red print
+GLYPH_MIN, GLYPH_MAX = 7, 44  # a glyph's longer side in pixels at the scale it is found at
+MAX_ASPECT = 6.0  # the 1 of a ten is thin
+PAIR_GAP = 0.6  # two glyphs of one index are at most this many glyph sizes apart (bounding-box gap)
+PAIR_RATIO = 2.6  # ...and their sizes differ at most this much
+NEIGHBOURS = 2  # pairs made with each glyph's nearest neighbours
+MAX_GLYPHS = 90  # glyphs kept per scale, the smoothest-surrounded first
+LONE_GLYPHS = 0  # 1: a glyph alone (rank and suit run together) is proposed too; 0: pairs only
+SIDE = 1.3  # a proposal's square is this times the longer side of what it holds
+MIN_LIGHT = 0.4  # mean brightness of the square, as a fraction of the frame's white (card stock)
+INK_MIN, INK_MAX = 0.06, 0.6  # fraction of the square that is ink
+RING, RING_INK = 0.25, 0.45  # the ring around a glyph (in glyph sizes) and the most ink it may hold
+GLYPH_CONTRAST = 30  # grey levels between a glyph's ink and the card stock around it
+RING_SPREAD = 25.0  # standard deviation of the stock around a glyph: smooth card, not cloth or wood grain
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    x: float  # centre, in frame pixels
+    y: float
+    side: float  # of the square, in frame pixels
+    angle: float = 0.0  # degrees: the crop turned by this shows the index upright or upside down
+
+
+def _u8(image: npt.NDArray[np.generic]) -> Image:
+    return np.asarray(image, dtype=np.uint8)
+
+
+def work_scale(image: Image) -> float:
+    return min(1.0, WORK_HEIGHT / int(image.shape[0]))
+
+
+def ink_mask(bgr: Image) -> npt.NDArray[np.uint8]:
+    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    ink = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, BLOCK, INK_CONTRAST)
+    b, g, r = cv2.split(bgr)
+    red = cv2.subtract(r, cv2.max(g, b))
+    ink[red > RED_LEVEL] = 255
+    return np.asarray(ink, dtype=np.uint8)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sums:
+    """Integral images of one scale, computed once and shared by `_glyphs` and `_plausible`."""
+
+    white: float  # the frame's white: the 99th percentile of its grey
+    grey: npt.NDArray[Any]  # integral of the grey image
+    ink: npt.NDArray[Any]  # of the ink mask (0 or 1)
+    stock: npt.NDArray[Any]  # of the grey where there is no ink (card stock, cloth)
+    stock_square: npt.NDArray[Any]  # of its square
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return int(self.grey.shape[0]) - 1, int(self.grey.shape[1]) - 1
+
+
+def _sums(work: Image, ink: npt.NDArray[np.uint8]) -> _Sums:
+    grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    on = ink > 0
+    stock = np.where(on, 0, grey).astype(np.uint8)
+    stock_sum, stock_square = cv2.integral2(stock, sdepth=cv2.CV_32S, sqdepth=cv2.CV_64F)
+    return _Sums(
+        max(float(np.percentile(grey[::4, ::4], 99)), 1.0),
+        np.asarray(cv2.integral(grey, sdepth=cv2.CV_32S)),
+        np.asarray(cv2.integral(on.view(np.uint8), sdepth=cv2.CV_32S)),
+        np.asarray(stock_sum),
+        np.asarray(stock_square),
+    )
+
+
+def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float) -> npt.NDArray[np.float64]:
+    """Pieces of ink the size and look of a glyph: rows of x0, y0, x1, y1 in working pixels (times `factor`).
+
+    A glyph is printed on card stock: the ring around its box is light (`MIN_LIGHT` of the frame's white), smooth
+    (`RING_SPREAD`), holds little other ink (`RING_INK`), and the glyph's ink is much darker than that ring
+    (`GLYPH_CONTRAST`). Cloth texture, wood grain and a pip's neighbours fail one of these."""
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    if count <= 1:
+        return np.zeros((0, 4))
+    x, y, w, h, area = (stats[1:, i].astype(np.float64) for i in range(5))
+    longer, shorter = np.maximum(w, h), np.maximum(np.minimum(w, h), 1)
+    keep = (
+        (longer >= GLYPH_MIN)
+        & (longer <= GLYPH_MAX)
+        & (longer / shorter <= MAX_ASPECT)
+        & (area >= 0.1 * w * h)
+        & (area <= 0.92 * w * h)
+    )
+    x, y, w, h, longer = x[keep], y[keep], w[keep], h[keep], longer[keep]
+    if len(x) == 0:
+        return np.zeros((0, 4))
+    height, width = sums.shape
+    margin = RING * longer
+    inner = _corners(x, y, x + w, y + h, width, height)
+    outer = _corners(x - margin, y - margin, x + w + margin, y + h + margin, width, height)
+    ring_area = np.maximum(_area(outer) - _area(inner), 1)
+    ring_ink = _total(sums.ink, outer) - _total(sums.ink, inner)
+    stock_pixels = np.maximum(ring_area - ring_ink, 1)
+    ring_light = (_total(sums.stock, outer) - _total(sums.stock, inner)) / stock_pixels
+    ring_square = (_total(sums.stock_square, outer) - _total(sums.stock_square, inner)) / stock_pixels
+    ring_spread = np.sqrt(np.maximum(ring_square - ring_light**2, 0))
+    glyph_ink = np.maximum(_total(sums.ink, inner), 1)
+    glyph_grey = (_total(sums.grey, inner) - _total(sums.stock, inner)) / glyph_ink
+    good = (ring_light >= MIN_LIGHT * sums.white) & (ring_ink / ring_area <= RING_INK) & (
+        ring_light - glyph_grey >= GLYPH_CONTRAST) & (ring_spread <= RING_SPREAD)  # fmt: skip
+    # On a textured cloth many pieces pass: the smoothest-surrounded MAX_GLYPHS are kept (a frame's work is bounded).
+    order = np.flatnonzero(good)[np.argsort(ring_spread[good], kind="stable")[:MAX_GLYPHS]]
+    boxes = np.stack([x, y, x + w, y + h], axis=1)[np.sort(order)]
+    return boxes * factor
+
+
+def _corners(x0: npt.NDArray[np.float64], y0: npt.NDArray[np.float64], x1: npt.NDArray[np.float64],
+             y1: npt.NDArray[np.float64], width: int, height: int) -> tuple[npt.NDArray[np.intp], ...]:  # fmt: skip
+    def clip(values: npt.NDArray[np.float64], top: int) -> npt.NDArray[np.intp]:
+        return np.clip(np.round(values), 0, top).astype(np.intp)
+
+    return clip(x0, width), clip(y0, height), clip(x1, width), clip(y1, height)
+
+
+def _area(box: tuple[npt.NDArray[np.intp], ...]) -> npt.NDArray[np.float64]:
+    return ((box[2] - box[0]) * (box[3] - box[1])).astype(np.float64)
+
+
+def _total(table: npt.NDArray[Any], box: tuple[npt.NDArray[np.intp], ...]) -> npt.NDArray[np.float64]:
+    xa, ya, xb, yb = box
+    return np.asarray(table[yb, xb] - table[ya, xb] - table[yb, xa] + table[ya, xa], dtype=np.float64)
+
+
+def _squares(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Squares (cx, cy, side, angle) around each glyph alone and each glyph with its nearest similar neighbours.
+
+    A pair's angle is that of the line through its two glyphs (rank over suit: the index's own vertical, either
+    way up), and its side is measured along and across that line, so that the crop turned by it shows the index
+    upright or upside down, never at a slant; a lone glyph's square follows its box's longer side."""
+    if len(boxes) == 0:
+        return np.zeros((0, 4))
+    size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    gap_x = np.maximum(boxes[None, :, 0] - boxes[:, None, 2], boxes[:, None, 0] - boxes[None, :, 2])
+    gap_y = np.maximum(boxes[None, :, 1] - boxes[:, None, 3], boxes[:, None, 1] - boxes[None, :, 3])
+    gap = np.maximum(np.maximum(gap_x, gap_y), 0)
+    larger = np.maximum(size[:, None], size[None, :])
+    ratio = larger / np.minimum(size[:, None], size[None, :])
+    near = (gap <= PAIR_GAP * larger) & (ratio <= PAIR_RATIO)
+    np.fill_diagonal(near, False)
+    score = np.where(near, gap / larger, np.inf)
+    order = np.argsort(score, axis=1)[:, :NEIGHBOURS]
+    first = np.repeat(np.arange(len(boxes)), order.shape[1])
+    second = order.ravel()
+    valid = np.isfinite(score[first, second])  # a pair met from both sides is merged by `_dedupe`
+    first, second = first[valid], second[valid]
+    # Lone glyphs: the box's longer side is the index's vertical.
+    width, height = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    singles = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2, SIDE * 1.6 * size,
+                        np.where(height >= width, 0.0, 90.0)], axis=1)  # fmt: skip
+    singles = singles if LONE_GLYPHS else singles[:0]
+    if len(first) == 0:
+        return singles
+    a, b = boxes[first], boxes[second]
+    centre_a = np.stack([(a[:, 0] + a[:, 2]) / 2, (a[:, 1] + a[:, 3]) / 2], axis=1)
+    centre_b = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], axis=1)
+    direction = centre_b - centre_a
+    angle = np.degrees(np.arctan2(direction[:, 0], direction[:, 1]))  # 0: b straight below a
+    # The 8 corners of both boxes, measured along (u) and across (v) the pair's line.
+    corners = np.stack([np.stack([box[:, i], box[:, j]], axis=1) for box in (a, b) for i in (0, 2) for j in (1, 3)],
+                       axis=1)  # fmt: skip
+    theta = np.radians(angle)[:, None]
+    u = corners[..., 0] * np.sin(theta) + corners[..., 1] * np.cos(theta)
+    v = corners[..., 0] * np.cos(theta) - corners[..., 1] * np.sin(theta)
+    mid_u, mid_v = (u.max(axis=1) + u.min(axis=1)) / 2, (v.max(axis=1) + v.min(axis=1)) / 2
+    sin, cos = np.sin(theta[:, 0]), np.cos(theta[:, 0])
+    centre_x = mid_u * sin + mid_v * cos
+    centre_y = mid_u * cos - mid_v * sin
+    side = SIDE * np.maximum(u.max(axis=1) - u.min(axis=1), v.max(axis=1) - v.min(axis=1))
+    pairs = np.stack([centre_x, centre_y, side, angle], axis=1)
+    return np.concatenate([singles, pairs])
+
+
+def _dedupe(squares: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """One square per place and size: centres within a tenth of the side and sides within 15% are the same."""
+    if len(squares) == 0:
+        return squares
+    key = np.stack([
+        np.round(squares[:, 0] / (0.1 * squares[:, 2])), np.round(squares[:, 1] / (0.1 * squares[:, 2])),
+        np.round(np.log(squares[:, 2]) / 0.15), np.round((squares[:, 3] % 180) / 20) % 9,
+    ], axis=1)  # fmt: skip
+    _, first = np.unique(key, axis=0, return_index=True)
+    return squares[np.sort(first)]
+
+
+def propose(image: Image, region: tuple[int, int, int, int] | None = None) -> list[Proposal]:
+    """Index proposals in the frame (in `region` = x, y, w, h only, if given), in frame pixels."""
+    x0, y0 = (region[0], region[1]) if region else (0, 0)
+    view = image[y0 : y0 + region[3], x0 : x0 + region[2]] if region else image
+    if view.size == 0 or min(view.shape[:2]) < 16:
+        return []
+    if view.ndim == 2:
+        view = _u8(cv2.cvtColor(view, cv2.COLOR_GRAY2BGR))
+    elif view.shape[2] == 4:
+        view = _u8(cv2.cvtColor(view, cv2.COLOR_BGRA2BGR))
+    scale = work_scale(image)
+    work = _u8(cv2.resize(view, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)) if scale < 1 else view
+    ink = ink_mask(work)
+    sums = _sums(work, ink)
+    half = _u8(cv2.resize(work, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+    half_ink = ink_mask(half)
+    boxes = np.concatenate([_glyphs(sums, ink, 1.0), _glyphs(_sums(half, half_ink), half_ink, 2.0)])
+    squares = _dedupe(_squares(boxes))
+    if len(squares) == 0:
+        return []
+    squares = squares[_plausible(sums, squares)]
+    factor = 1.0 / scale
+    return [Proposal(x0 + cx * factor, y0 + cy * factor, side * factor, angle)
+            for cx, cy, side, angle in squares.tolist()]  # fmt: skip
+
+
+def _plausible(sums: _Sums, squares: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+    """Squares mostly of light card stock with some ink: from integral images, a few operations per square."""
+    white, light_sum, ink_sum = sums.white, sums.grey, sums.ink
+    height, width = sums.shape
+    half = squares[:, 2] / 2
+    xa = np.clip(np.round(squares[:, 0] - half), 0, width).astype(np.intp)
+    xb = np.clip(np.round(squares[:, 0] + half), 0, width).astype(np.intp)
+    ya = np.clip(np.round(squares[:, 1] - half), 0, height).astype(np.intp)
+    yb = np.clip(np.round(squares[:, 1] + half), 0, height).astype(np.intp)
+    area = np.maximum((xb - xa) * (yb - ya), 1)
+
+    def total(table: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        return np.asarray(table[yb, xb] - table[ya, xb] - table[yb, xa] + table[ya, xa], dtype=np.float64)
+
+    light = total(light_sum) / area / white
+    inked = total(ink_sum) / area
+    return (light >= MIN_LIGHT) & (inked >= INK_MIN) & (inked <= INK_MAX) & (area >= 0.5 * (2 * half) ** 2)
+
+
+def crop_matrix(proposal: Proposal, size: int, angle: float = 0.0, stretch: tuple[float, float] = (1.0, 1.0),
+                shift: tuple[float, float] = (0.0, 0.0)) -> npt.NDArray[np.float64]:  # fmt: skip
+    """The affine map from frame pixels to a `size` x `size` crop of the proposal's square, turned by its angle
+    (and by `angle` degrees more and stretched, for training; shifted by fractions of the side)."""
+    scale = size / proposal.side
+    rotation = cv2.getRotationMatrix2D((0.0, 0.0), angle - proposal.angle, 1.0)
+    linear = np.diag(stretch) @ rotation[:, :2] * scale
+    centre = np.array([proposal.x + shift[0] * proposal.side, proposal.y + shift[1] * proposal.side])
+    offset = np.array([size / 2, size / 2]) - linear @ centre
+    return np.concatenate([linear, offset[:, None]], axis=1)
+
+
+def crop(image: Image, proposal: Proposal, size: int) -> Image:
+    matrix = crop_matrix(proposal, size)
+    return np.asarray(cv2.warpAffine(image, matrix, (size, size), flags=cv2.INTER_AREA,
+                                     borderMode=cv2.BORDER_REPLICATE), dtype=np.uint8)  # fmt: skip

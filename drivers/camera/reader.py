@@ -1,0 +1,263 @@
+"""The shipped recognizer: corner indices found anywhere and read by a small learned classifier, no enrollment.
+
+1. `indices.propose` gives squares where an index may be (no card outline needed: touching cards, pale tables).
+2. Each square is cut out of the full-resolution frame at 32 x 32 and the network (`data/index_net.onnx`, run by
+   `cv2.dnn`; trained by `training/train.py`) gives the probability of each of the 52 cards and of "not an index".
+   It has seen indices turned every way, so a 6 and a 9 are told apart by where the suit is.
+3. The squares framing one index vote (`_vote`): their card probabilities (after the temperature fitted on the
+   validation crops) are averaged, and the index's confidence is the lead of the best card over the runner-up,
+   times how sure the most card-like square is that it frames an index at all: readings that disagree are unsure.
+4. Each index is read again in two other views of its square (half a turn, a little larger: `_confirm`); its
+   confidence is the least of its leads, so an index that reads another card in any view is not sure.
+5. The indices of one card are grouped: the same code within `CARD_SPAN` index sizes (the two corners of a card).
+   The card's confidence is its best index's.
+6. Confidences are rescaled so that the threshold calibrated end to end on the validation photos
+   (`training/calibrate.py`: no confident wrong or invented card there) is `SURE` = 0.8, the default
+   `min_confidence` of `CameraSource`: below it a read is a misread, not a card.
+
+With a deck's templates (`studio camera enroll`), the template recognizer (`recognize.py`) reads the card outlines
+too, and the two are combined per card (`_combine`): the same code keeps the higher confidence; on a disagreement
+the deck's templates win unless the network is sure of another card (then the read is unsure); a card only one of
+them reads is kept as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.detect import Box, Zone
+from drivers.camera.errors import TemplatesError
+from drivers.camera.image_io import Image, check_frame
+from drivers.camera.indices import Proposal, crop_matrix, propose
+from drivers.camera.recognize import CardRead, Recognizer
+from drivers.camera.templates import Templates
+
+DEFAULT_MODEL = Path(__file__).with_name("data") / "index_net.onnx"
+SURE = 0.8  # the rescaled confidence at the calibrated threshold
+MIN_PROBABILITY = 0.3  # squares read as a card less likely than this are dropped, not even unsure
+# Reads whose confidence (rescaled) is below this are dropped as noise (a pip, a court figure), not reported as
+# unsure: an unsure read becomes a misread that suspends the table, and noise must not.
+MIN_REPORTED = 0.2
+SAME_INDEX = 0.5  # squares whose centres are closer than this many sides frame the same index
+CARD_SPAN = 7.0  # two indices of one code at most this many index sizes apart are the two corners of one card
+BATCH = 256  # squares per forward pass
+# The other views each index is read in before it is trusted: (turn in degrees, scale of its square).
+CHECKS = ((180.0, 1.0), (0.0, 1.15))
+MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.5 ms on one core
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    code: str
+    confidence: float
+    probability: float
+    square: Proposal
+    zone: str | None
+
+
+class IndexReader:
+    """Reads frames with the shipped network; `templates` (an enrolled deck) confirms or overrides it."""
+
+    def __init__(self, model: Path | str = DEFAULT_MODEL, templates: Templates | None = None) -> None:
+        path = Path(model)
+        try:
+            meta = json.loads(path.with_suffix(".json").read_text())
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except (OSError, ValueError, cv2.error) as error:
+            raise TemplatesError(f"{path}: cannot load the index reader ({error})") from None
+        self.classes: list[str] = list(meta["classes"])
+        self.size = int(meta["size"])
+        self.temperature = float(meta["temperature"])
+        self.threshold = float(meta["threshold"])
+        self._none = self.classes.index("none")
+        # The optional first stage: a tiny network that drops most proposals that are not indices.
+        self._gate = None
+        self.gate_threshold = 0.0
+        if "gate" in meta:
+            try:
+                self._gate = cv2.dnn.readNetFromONNX(str(path.with_name(meta["gate"])))
+            except cv2.error as error:
+                raise TemplatesError(f"{path}: cannot load the index gate ({error})") from None
+            self.gate_threshold = float(meta["gate_threshold"])
+        self.templates = Recognizer(templates) if templates is not None else None
+
+    def read_frame(self, frame: object, zones: Sequence[Zone] = ()) -> list[CardRead]:
+        """Every card read in the frame (in the zones, if given), sure or not: compare `confidence` with `SURE`."""
+        image = check_frame(frame)
+        squares: list[tuple[Proposal, str | None]] = []
+        if zones:
+            for zone in zones:
+                squares += [(square, zone.name) for square in propose(image, zone.box)]
+        else:
+            squares = [(square, None) for square in propose(image)]
+        cards = _cards(self._indices(image, squares))
+        if self.templates is not None:
+            cards = _combine(cards, self.templates.read_frame(image, zones))
+        return cards
+
+    def _indices(self, image: Image, squares: list[tuple[Proposal, str | None]]) -> list[_Index]:
+        if not squares:
+            return []
+        crops = np.empty((len(squares), self.size, self.size, 3), dtype=np.uint8)
+        for row, (square, _) in enumerate(squares):
+            cv2.warpAffine(image, crop_matrix(square, self.size), (self.size, self.size), crops[row],
+                           flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+        if self._gate is not None:
+            half = self.size // 2
+            small = crops.reshape(len(crops), half, 2, half, 2, 3).astype(np.float32).mean(axis=(2, 4))
+            likely = _softmax(_forward(self._gate, small), 1.0)[:, 1]
+            passed = likely >= self.gate_threshold
+            if passed.sum() > MAX_READ:  # bounded work per frame: the squares the gate finds most index-like
+                passed &= likely >= np.sort(likely)[-MAX_READ]
+            crops = crops[passed]
+            squares = [square for square, keep in zip(squares, passed.tolist(), strict=True) if keep]
+            if not squares:
+                return []
+        probabilities = _softmax(_forward(self._net, crops.astype(np.float32)), self.temperature)
+        voted = self._confirm(image, _vote(probabilities, self._none, self.classes, squares))
+        rescaled = [replace(index, confidence=self._rescale(index.confidence)) for index in voted]
+        return [index for index in rescaled if index.confidence >= MIN_REPORTED]
+
+    def _confirm(self, image: Image, found: list[_Index]) -> list[_Index]:
+        """Each index read again in `CHECKS` other views of its square (half a turn; a little larger): a true index
+        reads the same card every way. The confidence is the least of its leads over the views; a view that reads
+        another card leaves none."""
+        if not found:
+            return found
+        crops = np.empty((len(found) * len(CHECKS), self.size, self.size, 3), dtype=np.uint8)
+        for row, (index, (turn, scale)) in enumerate((i, c) for i in found for c in CHECKS):
+            square = replace(index.square, side=index.square.side * scale)
+            cv2.warpAffine(image, crop_matrix(square, self.size, turn), (self.size, self.size), crops[row],
+                           flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+        probabilities = _softmax(_forward(self._net, crops.astype(np.float32)), self.temperature)
+        probabilities = probabilities.reshape(len(found), len(CHECKS), -1)
+        confirmed = []
+        for index, views in zip(found, probabilities, strict=True):
+            code = self.classes.index(index.code)
+            others = np.delete(views, [code, self._none], axis=1).max(axis=1)
+            leads = np.clip(views[:, code] - others, 0.0, None) * (1.0 - views[:, self._none])
+            confirmed.append(replace(index, confidence=min(index.confidence, float(leads.min()))))
+        return confirmed
+
+    def _rescale(self, margin: float) -> float:
+        """Margin in [0, 1] -> confidence, `threshold` -> `SURE`, linear on each side."""
+        if margin < self.threshold:
+            return round(SURE * margin / self.threshold, 4)
+        return round(SURE + (1 - SURE) * (margin - self.threshold) / max(1 - self.threshold, 1e-6), 4)
+
+
+def _forward(net: cv2.dnn.Net, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Logits for N x H x W x 3 crops (0..255, BGR), fed as the network was trained: N x 3 x H x W in -0.5..0.5."""
+    blob = (crops * (1 / 255.0) - 0.5).transpose(0, 3, 1, 2)
+    logits = []
+    for start in range(0, len(blob), BATCH):
+        net.setInput(np.ascontiguousarray(blob[start : start + BATCH]))
+        logits.append(np.asarray(net.forward(), dtype=np.float32))
+    return np.concatenate(logits)
+
+
+def _softmax(logits: npt.NDArray[np.float32], temperature: float) -> npt.NDArray[np.float32]:
+    z = logits / temperature
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
+
+
+def _vote(probabilities: npt.NDArray[np.float32], none: int, classes: list[str],
+          squares: list[tuple[Proposal, str | None]]) -> list[_Index]:  # fmt: skip
+    """One reading per index. The squares framing the same place (centres within `SAME_INDEX` sides of the most
+    card-like one) vote: their card probabilities are averaged, each weighted by how much it says "an index" at
+    all. The index's confidence is the lead of the best card over the runner-up in that vote, times how sure the
+    most card-like square is that it is an index: squares that disagree make it unsure."""
+    cards = np.delete(probabilities, none, axis=1)
+    labels = [label for k, label in enumerate(classes) if k != none]
+    index_mass = 1.0 - probabilities[:, none]
+    best = cards.max(axis=1)
+    free = np.ones(len(squares), dtype=bool)
+    found: list[_Index] = []
+    for seed in np.argsort(-best).tolist():
+        if not free[seed] or best[seed] < MIN_PROBABILITY:
+            continue
+        square, zone = squares[seed]
+        group = [k for k in np.flatnonzero(free).tolist() if _near(square, squares[k][0], SAME_INDEX)]
+        free[group] = False
+        weights = index_mass[group]
+        vote = (cards[group] * weights[:, None]).sum(axis=0) / max(float(weights.sum()), 1e-6)
+        vote = vote / max(float(vote.sum()), 1e-6)
+        first, second = np.argsort(vote)[-1], np.argsort(vote)[-2]
+        margin = float(vote[first] - vote[second]) * float(index_mass[seed])
+        found.append(_Index(labels[first], margin, float(vote[first]), square, zone))
+    return found
+
+
+def _near(a: Proposal, b: Proposal, sides: float) -> bool:
+    return bool(np.hypot(a.x - b.x, a.y - b.y) < sides * max(a.side, b.side))
+
+
+def _cards(indices: list[_Index]) -> list[CardRead]:
+    """Indices grouped into cards: the same code, close enough to be the two corners of one card."""
+    groups: list[list[_Index]] = []
+    for index in sorted(indices, key=lambda i: -i.confidence):
+        group = next((g for g in groups if g[0].code == index.code and len(g) < 2
+                      and _near(index.square, g[0].square, CARD_SPAN)), None)  # fmt: skip
+        if group is None:
+            groups.append([index])
+        else:
+            group.append(index)
+    return [_card(group) for group in groups]
+
+
+def _card(group: list[_Index]) -> CardRead:
+    best = group[0]
+    x0 = min(i.square.x - i.square.side / 2 for i in group)
+    y0 = min(i.square.y - i.square.side / 2 for i in group)
+    x1 = max(i.square.x + i.square.side / 2 for i in group)
+    y1 = max(i.square.y + i.square.side / 2 for i in group)
+    box: Box = (round(x0), round(y0), round(x1 - x0), round(y1 - y0))
+    quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32)
+    indices = tuple(_square_box(index.square) for index in group)
+    return CardRead(best.code[:-1], best.code[-1], best.confidence, best.confidence, best.confidence, box, quad,
+                    best.zone, indices)  # fmt: skip
+
+
+def _square_box(square: Proposal) -> Box:
+    half = square.side / 2
+    return (round(square.x - half), round(square.y - half), round(square.side), round(square.side))
+
+
+def _inside(read: CardRead, box: Box) -> bool:
+    x, y = read.box[0] + read.box[2] / 2, read.box[1] + read.box[3] / 2
+    return box[0] <= x <= box[0] + box[2] and box[1] <= y <= box[1] + box[3]
+
+
+def _combine(net: list[CardRead], enrolled: list[CardRead]) -> list[CardRead]:
+    """The network's cards with the enrolled deck's. A template read of the card an index lies on confirms it (the
+    higher confidence) or overrides it: the deck's own templates are trusted over the network on that deck, unless
+    the network is sure of another card, when the read is unsure (the surer, less the other's confidence). Cards
+    only one of them reads are kept as they are."""
+    result: list[CardRead] = []
+    used: set[int] = set()
+    for read in net:
+        match = next((k for k, other in enumerate(enrolled) if k not in used and _inside(read, other.box)), None)
+        if match is None:
+            result.append(read)
+            continue
+        used.add(match)
+        other = enrolled[match]
+        if other.code == read.code:
+            best = read if read.confidence >= other.confidence else replace(other, zone=read.zone)
+            result.append(replace(best, indices=read.indices))
+        elif read.confidence < SURE:
+            result.append(replace(other, zone=read.zone))
+        else:
+            surer, weaker = (read, other) if read.confidence >= other.confidence else (other, read)
+            sure = round(max(0.0, surer.confidence - weaker.confidence), 4)
+            result.append(replace(surer, confidence=sure, rank_confidence=sure, suit_confidence=sure))
+    return result + [other for k, other in enumerate(enrolled) if k not in used]

@@ -1,0 +1,82 @@
+"""Calibrate the shipped reader's threshold end to end on the VALIDATION photos of `split.csv` (never the test
+ones), and write it into `data/index_net.json`. Runs in the studio's own venv (OpenCV and NumPy only):
+
+    .venv/bin/python -m drivers.camera.training.calibrate
+
+Every read of every validation photo (webcam scenes at 1280 x 720, phone photos at 640 x 640) is judged against the
+labelled indices: right when it lies on an index of its code, wrong when it lies only on indices of other codes,
+invented when it lies on none. The threshold is the lowest lead (the reader's confidence before rescaling) above
+every wrong or invented read, plus `MARGIN`: no validation read at or above it is a wrong card.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from drivers.camera.image_io import load_image
+from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader
+from drivers.camera.training.split import read
+
+MARGIN = 0.02
+FLOOR = 0.3  # never below: a lead of less than this is no lead, whatever the validation photos say
+
+
+def leads(reader: IndexReader, paths: list[Path]) -> list[tuple[float, str]]:
+    """(lead, "right" | "wrong" | "invented") of every read of the photos."""
+    names = None
+    judged = []
+    for path in paths:
+        names = names or (path.parents[1] / "classes.txt").read_text().split("\n")
+        size = (1280, 720) if path.name.startswith("WIN_") else (640, 640)
+        frame = cv2.resize(load_image(path), size, interpolation=cv2.INTER_CUBIC)
+        truth = []
+        for line in (path.parents[1] / "labels" / f"{path.stem}.txt").read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 5:
+                values = [float(v) for v in parts[1:]]
+                if len(values) == 4:  # a box: centre x, centre y, width, height
+                    cx, cy = values[0], values[1]
+                else:  # a polygon: the centre of its bounding box
+                    xs, ys = values[0::2], values[1::2]
+                    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+                truth.append((names[int(parts[0])].strip(), cx * size[0], cy * size[1]))
+        for card in reader.read_frame(frame):
+            squares = card.indices or (card.box,)
+            on = {
+                code for code, tx, ty in truth if any(x <= tx <= x + w and y <= ty <= y + h for x, y, w, h in squares)
+            }
+            kind = "right" if card.code in on else "wrong" if on else "invented"
+            judged.append((card.confidence / SURE, kind))  # the reader was built with threshold 1: lead = conf / SURE
+    return judged
+
+
+def main() -> None:
+    cv2.setNumThreads(1)
+    reader = IndexReader()
+    reader.threshold = 1.0  # confidences then come out as SURE x lead
+    validation = read(check=True)["validation"]
+    judged = leads(reader, validation)
+    errors = [lead for lead, kind in judged if kind != "right"]
+    threshold = round(min(0.99, max(FLOOR, max(errors, default=0.0) + MARGIN)), 3)
+    right = [lead for lead, kind in judged if kind == "right"]
+    summary: dict[str, Any] = {
+        "photos": len(validation),
+        "reads": len(judged),
+        "right": len(right),
+        "right_at_threshold": sum(1 for lead in right if lead >= threshold),
+        "wrong_or_invented": len(errors),
+    }
+    meta_path = DEFAULT_MODEL.with_suffix(".json")
+    meta = json.loads(meta_path.read_text())
+    meta["threshold"] = threshold
+    meta["calibration"] = summary | {"threshold": threshold, "rule": "lowest lead above every wrong read + 0.02"}
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    print(json.dumps(meta["calibration"], indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,316 @@
+"""Train the corner-index reader and write it as package data (run in the training venv; see docs/camera.md).
+
+    scripts/train-camera            # = .venv-train/bin/python -m drivers.camera.training.train
+
+Steps, all seeded (SEED): build the crops of the TRAIN and VALIDATION photos of `split.csv` (checked by sha256);
+train a small CNN with torch on one thread; fit a temperature on the validation crops (honest probabilities) and
+pick the confidence threshold there; train HOG + linear SVM (cv2.ml) on the same crops for the comparison; write
+`data/index_net.onnx` and `data/index_net.json` (classes, input size, temperature, threshold, the figures).
+The test photos are never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.training.dataset import CLASSES, NONE, RANKS, SIZE, build
+from drivers.camera.training.split import read
+
+SEED = 11
+BASELINE_CROPS = 12000
+DATA = Path(__file__).resolve().parents[1] / "data"
+ARRAY = npt.NDArray[Any]
+
+
+def network() -> Any:
+    """The reader: a small CNN with two heads, the rank (13 ranks or "not an index") and the suit, so that every
+    rank learns from the crops of its four suits and every suit from its thirteen ranks. Its output is the log
+    probability of each of the 52 cards (rank's plus suit's) and of "not an index", in `CLASSES` order: the file
+    `reader.py` runs needs no knowledge of the heads."""
+    import torch  # noqa: PLC0415 - torch exists only in the training venv
+    from torch import nn  # noqa: PLC0415
+
+    def block(a: int, b: int) -> list[Any]:
+        return [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2)]
+
+    class Reader(nn.Module):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.trunk = nn.Sequential(*block(3, 16), *block(16, 32), *block(32, 64), nn.Flatten(),
+                                       nn.Linear(64 * 16, 128), nn.ReLU(), nn.Dropout(0.2))  # fmt: skip
+            self.rank = nn.Linear(128, len(RANKS) + 1)
+            self.suit = nn.Linear(128, 4)
+
+        def heads(self, x: Any) -> tuple[Any, Any]:
+            features = self.trunk(x)
+            return self.rank(features), self.suit(features)
+
+        def forward(self, x: Any) -> Any:
+            rank, suit = self.heads(x)
+            rank, suit = torch.log_softmax(rank, dim=1), torch.log_softmax(suit, dim=1)
+            cards = (rank[:, : len(RANKS), None] + suit[:, None, :]).reshape(-1, 4 * len(RANKS))
+            return torch.cat([cards, rank[:, len(RANKS) :]], dim=1)
+
+    return Reader()
+
+
+def two_head_loss(model: Any, x: Any, y: Any) -> Any:
+    """Rank (or "not an index") and suit cross-entropies; the suit only for crops of an index."""
+    import torch  # noqa: PLC0415
+    import torch.nn.functional as f  # noqa: PLC0415
+
+    rank, suit = model.heads(x)
+    index = y != NONE
+    rank_target = torch.where(index, torch.div(y, 4, rounding_mode="floor"), torch.full_like(y, len(RANKS)))
+    loss = f.cross_entropy(rank, rank_target, label_smoothing=0.05)
+    if bool(index.any()):
+        loss = loss + f.cross_entropy(suit[index], y[index] % 4, label_smoothing=0.05)
+    return loss
+
+
+def gate_network() -> Any:
+    """The cheap first stage: index or not, from the crop shrunk to 16 x 16 (about 130 thousand multiply-adds, a
+    twentieth of the reader), so that the reader runs only on the few proposals that may be indices."""
+    from torch import nn  # noqa: PLC0415
+
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(8, 16, 3, padding=1),
+                         nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(16 * 16, 2))  # fmt: skip
+
+
+def shrink(crops: ARRAY) -> ARRAY:
+    """32 x 32 -> 16 x 16 by averaging 2 x 2 blocks (as `reader.py` does)."""
+    n = len(crops)
+    return np.asarray(crops.reshape(n, SIZE // 2, 2, SIZE // 2, 2, 3).astype(np.float32).mean(axis=(2, 4)))
+
+
+def as_input(crops: ARRAY) -> ARRAY:
+    """N x 32 x 32 x 3 uint8 BGR -> N x 3 x 32 x 32 float32 in [-0.5, 0.5] (what `reader.py` feeds cv2.dnn)."""
+    return (crops.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2).copy()
+
+
+def train_cnn(x: ARRAY, y: ARRAY, epochs: int, log: Any, model: Any = None) -> Any:
+    import torch  # noqa: PLC0415
+
+    torch.manual_seed(SEED)
+    torch.set_num_threads(1)
+    model = model if model is not None else network()
+    inputs, targets = torch.from_numpy(as_input(x)), torch.from_numpy(y)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * ((len(x) + 127) // 128)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    generator = torch.Generator().manual_seed(SEED)
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(x), generator=generator)
+        total, right = 0.0, 0
+        for start in range(0, len(x), 128):
+            batch = order[start : start + 128]
+            out = model(inputs[batch])
+            if hasattr(model, "heads"):
+                loss = two_head_loss(model, inputs[batch], targets[batch])
+            else:
+                loss = torch.nn.functional.cross_entropy(out, targets[batch], label_smoothing=0.05)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * len(batch)
+            right += int((out.argmax(1) == targets[batch]).sum())
+        log(f"epoch {epoch + 1}/{epochs}: loss {total / len(x):.3f}, train accuracy {right / len(x):.3f}")
+    model.eval()
+    return model
+
+
+def logits_of(model: Any, x: ARRAY) -> ARRAY:
+    import torch  # noqa: PLC0415
+
+    with torch.no_grad():
+        return np.concatenate(
+            [model(torch.from_numpy(as_input(x[i : i + 512]))).numpy() for i in range(0, len(x), 512)]
+        )
+
+
+def softmax(logits: ARRAY, temperature: float) -> ARRAY:
+    z = logits / temperature
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+def fit_temperature(logits: ARRAY, y: ARRAY) -> float:
+    """The temperature minimising the validation log-loss (a grid: one number, no need for an optimiser)."""
+    best = min(
+        np.arange(0.5, 4.01, 0.05), key=lambda t: -np.log(softmax(logits, t)[np.arange(len(y)), y] + 1e-9).mean()
+    )
+    return float(best)
+
+
+def confidence(probabilities: ARRAY) -> tuple[ARRAY, ARRAY]:
+    """The class read and its confidence: its probability less the runner-up's (as `reader.py` computes it)."""
+    order = np.argsort(probabilities, axis=1)
+    top, second = order[:, -1], order[:, -2]
+    rows = np.arange(len(probabilities))
+    return top, probabilities[rows, top] - probabilities[rows, second]
+
+
+def threshold(top: ARRAY, sure: ARRAY, y: ARRAY) -> float:
+    """The lowest threshold under which no validation crop of an index is read as another card (nor a non-index as
+    a card) with confidence at or above it; at least 0.5, and a margin of 0.05 above the worst confident error."""
+    wrong = (top != y) & (top != NONE)
+    worst = float(sure[wrong].max()) if wrong.any() else 0.0
+    return round(min(0.99, max(0.5, worst + 0.05)), 3)
+
+
+def summary(top: ARRAY, sure: ARRAY, y: ARRAY, limit: float) -> dict[str, Any]:
+    index = y != NONE
+    return {
+        "index_crops": int(index.sum()),
+        "read_right": round(float((top[index] == y[index]).mean()), 4),
+        "read_right_confident": round(float(((top[index] == y[index]) & (sure[index] >= limit)).mean()), 4),
+        "confident_wrong": int((((top != y) & (top != NONE)) & (sure >= limit)).sum()),
+        "non_index_called_card": round(float((top[~index] != NONE).mean()), 4),
+    }
+
+
+def hog_svm(x: ARRAY, y: ARRAY, xv: ARRAY, yv: ARRAY) -> dict[str, Any]:
+    """The classical baseline on the same crops: HOG of the grey crop plus the mean redness, a linear SVM
+    (cv2.ml) over the 52 cards, trained and judged on crops of indices only (on all crops, with "not an index" as a
+    53rd class, the SVM answers "not an index" for nearly everything)."""
+    hog = cv2.HOGDescriptor((SIZE, SIZE), (16, 16), (8, 8), (8, 8), 9)
+
+    def features(crops: ARRAY) -> ARRAY:
+        rows = []
+        for crop in crops:
+            grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+            b, g, r = cv2.split(crop.astype(np.float32))
+            red = float(np.mean(np.maximum(r - np.maximum(g, b), 0))) / 64
+            rows.append(np.append(np.asarray(hog.compute(grey)).ravel(), red))
+        return np.array(rows, dtype=np.float32)
+
+    start = time.perf_counter()
+    index, index_v = y != NONE, yv != NONE
+    x, y, xv, yv = x[index], y[index], xv[index_v], yv[index_v]
+    pick = np.random.default_rng(SEED).permutation(len(x))[:BASELINE_CROPS]  # an SVM on all crops takes too long
+    x, y = x[pick], y[pick]
+    svm = cv2.ml.SVM_create()  # type: ignore[attr-defined]
+    svm.setType(cv2.ml.SVM_C_SVC)
+    svm.setKernel(cv2.ml.SVM_LINEAR)
+    svm.setC(1.0)
+    svm.setTermCriteria((cv2.TERM_CRITERIA_MAX_ITER + cv2.TERM_CRITERIA_EPS, 2000, 1e-4))
+    svm.train(features(x), cv2.ml.ROW_SAMPLE, y.astype(np.int32))
+    _, predicted = svm.predict(features(xv))
+    top = predicted.ravel().astype(np.int64)
+    return {
+        "index_crops": len(yv),
+        "read_right": round(float((top == yv).mean()), 4),
+        "train_crops": len(x),
+        "train_seconds": round(time.perf_counter() - start, 1),
+    }
+
+
+def baseline_only() -> None:
+    """`--baseline-only`: the HOG + SVM comparison alone, on the same crops (same seeds) as the reader."""
+    sets = read(check=True)
+    x, y = build([p for p in sets["train"] if "roboflow" in str(p)], SEED, 8, 60)
+    xv, yv = build([p for p in sets["validation"] if "roboflow" in str(p)], SEED + 1, 4, 60)
+    print(json.dumps(hog_svm(x, y, xv, yv)))
+
+
+def gate_threshold(probabilities: ARRAY, y: ARRAY) -> float:
+    """The gate's cut: the probability of "index" that 99.5% of the validation index crops reach."""
+    return round(float(np.quantile(probabilities[y != NONE], 0.005)), 4)
+
+
+def export(model: Any, path: Path, size: int = SIZE) -> None:
+    import torch  # noqa: PLC0415
+
+    torch.onnx.export(
+        model,
+        (torch.zeros(1, 3, size, size),),
+        str(path),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=13,
+        dynamo=False,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--views", type=int, default=8, help="augmented views per labelled webcam index")
+    parser.add_argument("--negatives", type=int, default=60, help="negative proposals per photo")
+    parser.add_argument("--out", type=Path, default=DATA / "index_net.onnx")
+    parser.add_argument("--skip-baseline", action="store_true", help="do not train the HOG + SVM comparison")
+    parser.add_argument("--gate-only", action="store_true", help="train only the gate; keep the reader's files")
+    parser.add_argument("--gate-epochs", type=int, default=6)
+    parser.add_argument("--baseline-only", action="store_true", help="only the HOG + SVM comparison")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    if args.baseline_only:
+        baseline_only()
+        return
+    started = time.perf_counter()
+
+    def log(text: str) -> None:
+        print(f"[{time.perf_counter() - started:6.0f} s] {text}", flush=True)
+
+    sets = read(check=True)
+    roboflow = [path for path in sets["train"] if "roboflow" in str(path)]
+    validation = [path for path in sets["validation"] if "roboflow" in str(path)]
+    x, y = build(roboflow, SEED, args.views, args.negatives)
+    xv, yv = build(validation, SEED + 1, 4, args.negatives)
+    log(f"crops: {len(x)} train ({int((y != NONE).sum())} of indices), {len(xv)} validation")
+    gate_path = args.out.with_name(args.out.stem.replace("_net", "_gate") + ".onnx")
+    gate = train_cnn(shrink(x), (y != NONE).astype(np.int64), args.gate_epochs, log, gate_network())
+    gate_probabilities = softmax(logits_of(gate, shrink(xv)), 1.0)[:, 1]
+    gate_cut = gate_threshold(gate_probabilities, yv)
+    passed = float((gate_probabilities[yv == NONE] >= gate_cut).mean())
+    log(f"gate: cut {gate_cut}, lets through 99.5% of validation indices and {passed:.1%} of non-indices")
+    export(gate, gate_path, SIZE // 2)
+    gate_meta = {"gate": gate_path.name, "gate_size": SIZE // 2, "gate_threshold": gate_cut,
+                 "gate_non_index_passed": round(passed, 4), "gate_epochs": args.gate_epochs}  # fmt: skip
+    meta_path = args.out.with_suffix(".json")
+    if args.gate_only:
+        meta_path.write_text(json.dumps(json.loads(meta_path.read_text()) | gate_meta, indent=2) + "\n")
+        log(f"wrote {gate_path} and updated {meta_path.name}")
+        return
+    model = train_cnn(x, y, args.epochs, log)
+    logits = logits_of(model, xv)
+    temperature = fit_temperature(logits, yv)
+    top, sure = confidence(softmax(logits, temperature))
+    limit = threshold(top, sure, yv)
+    cnn = summary(top, sure, yv, limit)
+    log(f"CNN on validation: {cnn}; temperature {temperature:.2f}, threshold {limit}")
+    export(model, args.out)
+    baseline = None if args.skip_baseline else hog_svm(x, y, xv, yv)
+    if baseline:
+        log(f"HOG + linear SVM on validation: {baseline}")
+    meta = {
+        "classes": list(CLASSES),
+        "size": SIZE,
+        "temperature": round(temperature, 3),
+        "threshold": limit,
+        "seed": SEED,
+        "epochs": args.epochs,
+        "views": args.views,
+        "negatives": args.negatives,
+        "train_crops": len(x),
+        "validation": {"cnn": cnn, "hog_svm": baseline},
+        "train_seconds": round(time.perf_counter() - started),
+    } | gate_meta
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    log(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB) and {args.out.with_suffix('.json').name}")
+
+
+if __name__ == "__main__":
+    main()

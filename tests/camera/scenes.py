@@ -1,0 +1,128 @@
+"""Real and rendered scenes for the camera benchmark (bench/camera_bench.py) and the tests.
+
+- `studio_scene`: a studio frame rendered from *real* card photos: the cards of the top-down photos of
+  shared/data/cards/webcam-9-to-ace (never trained on), cut out by their labelled boxes, laid on felt of a random
+  colour in the Player and Banker boxes, turned any way, then the whole table seen by a camera up to 50 degrees off
+  vertical (foreshortened and in perspective), with sensor noise, a little blur and, in every other frame, glare.
+- `roboflow_truth`: the labelled corner indices of a roboflow-card-detection photo, un-stretched to 1280 x 720.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class Card:
+    code: str
+    polygon: npt.NDArray[np.float32]  # 4 x 2, in frame pixels
+
+
+def card_images(photos: Path, include: str = "cam_image") -> list[tuple[str, Image]]:
+    """Every labelled card of the top-down photos, cut out by its box (trimmed of the table around it)."""
+    cards = []
+    with (photos / "labels_rank_suit.csv").open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            if include not in row["image"]:
+                continue
+            image = cv2.imread(str(photos / row["image"]))
+            if image is None:
+                continue
+            x0, y0, x1, y1 = (int(row[key]) for key in ("xmin", "ymin", "xmax", "ymax"))
+            trim_x, trim_y = (x1 - x0) // 30, (y1 - y0) // 30
+            card = image[y0 + trim_y : y1 - trim_y, x0 + trim_x : x1 - trim_x].astype(np.float32)
+            # Studio light is even and bright: each photo's card stock is brought to the same white (some of the
+            # webcam photos are dim), keeping its colour balance, noise and blur.
+            card *= 235.0 / max(float(np.percentile(card, 95)), 1.0)
+            cards.append((row["code"], np.clip(card, 0, 255).astype(np.uint8)))
+    return cards
+
+
+def _felt(size: tuple[int, int], rng: np.random.Generator, cloth: tuple[int, int, int] | None = None) -> Image:
+    width, height = size
+    colour = rng.choice([(40, 110, 30), (90, 60, 20), (30, 30, 120), (50, 50, 50), (110, 80, 40), (20, 80, 70)])
+    base = np.array(colour, dtype=np.float32) * rng.uniform(0.7, 1.3)
+    if cloth is not None:
+        base = np.array(cloth, dtype=np.float32)
+    noise = cv2.GaussianBlur(rng.normal(0, 12, (height, width)).astype(np.float32), (0, 0), 1.5)
+    frame = base[None, None, :] + noise[..., None]
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+def studio_scene(cards: list[tuple[str, Image]], size: tuple[int, int], seed: int, tilt_degrees: float,
+                 count: int = 6, cloth: tuple[int, int, int] | None = None, spacing: float = 0.14,
+                 turn: tuple[float, float] = (0.0, 360.0)) -> tuple[Image, list[Card]]:  # fmt: skip
+    """A frame of `size` with `count` cards (distinct codes) dealt in two boxes, seen `tilt_degrees` off vertical;
+    `cloth`: the table's colour (default: a felt drawn at random); `spacing`: between cards, as a fraction of the
+    frame's width (a card is 0.095 wide: less overlaps them, each on top of the one before); `turn`: the range of
+    the cards' angles in degrees."""
+    rng = np.random.default_rng(seed)
+    width, height = size
+    tilt = math.radians(tilt_degrees)
+    table_height = int(height / math.cos(tilt))  # the table top-down, before the camera's foreshortening
+    table = _felt((width, table_height), rng, cloth)
+    chosen: list[tuple[str, Image]] = []
+    for index in rng.permutation(len(cards)):
+        if cards[int(index)][0] not in {code for code, _ in chosen}:
+            chosen.append(cards[int(index)])
+        if len(chosen) == count:
+            break
+    card_width = width * 0.095
+    placed = []
+    for slot, (code, picture) in enumerate(chosen):
+        box_left = 0.06 * width if slot < count // 2 else 0.54 * width
+        cx = box_left + (0.07 + spacing * (slot % (count // 2))) * width + rng.uniform(-0.01, 0.01) * width
+        cy = table_height * (0.5 + rng.uniform(-0.08, 0.08))
+        w, h = card_width, card_width * 88 / 63
+        angle = math.radians(rng.uniform(*turn))
+        corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+        rotation = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+        target = (corners @ rotation.T + [cx, cy]).astype(np.float32)
+        ph, pw = picture.shape[:2]
+        source = np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], dtype=np.float32)
+        matrix = cv2.getPerspectiveTransform(source, target)
+        warped = cv2.warpPerspective(picture, matrix, (width, table_height), flags=cv2.INTER_AREA)
+        mask = cv2.warpPerspective(np.full((ph, pw), 255, np.uint8), matrix, (width, table_height))
+        table[mask > 127] = warped[mask > 127]
+        placed.append((code, target))
+    keystone = 1 - 0.35 * math.sin(tilt)  # the far edge of the table looks narrower
+    source = np.array([[0, 0], [width, 0], [width, table_height], [0, table_height]], dtype=np.float32)
+    target = np.array([[width * (1 - keystone) / 2, 0], [width * (1 + keystone) / 2, 0], [width, height], [0, height]],
+                      dtype=np.float32)  # fmt: skip
+    camera = cv2.getPerspectiveTransform(source, target)
+    frame = cv2.warpPerspective(table, camera, (width, height), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
+    image = frame.astype(np.float32)
+    if seed % 2:
+        yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+        gx, gy, radius = rng.uniform(0.2, 0.8) * width, rng.uniform(0.3, 0.7) * height, rng.uniform(0.05, 0.15) * width
+        image += (np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * radius**2)) * rng.uniform(60, 140))[..., None]
+    image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.3, 1.0)))
+    image += rng.normal(0, rng.uniform(1, 5), image.shape)
+    frame = np.clip(image, 0, 255).astype(np.uint8)
+    cards_out = [Card(code, cv2.perspectiveTransform(poly[None], camera)[0]) for code, poly in placed]
+    return frame, cards_out
+
+
+def roboflow_truth(image_path: Path, size: tuple[int, int] = (1280, 720)) -> list[tuple[str, float, float, float]]:
+    """(code, centre x, centre y, side) of every labelled card index, in pixels of the image resized to `size`."""
+    names = (image_path.parents[1] / "classes.txt").read_text().split("\n")
+    out = []
+    for line in (image_path.parents[1] / "labels" / f"{image_path.stem}.txt").read_text().splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        name = names[int(parts[0])].strip()
+        x, y, w, h = (float(v) for v in parts[1:5])
+        if name in {"BACK", "BLACK JOKER", "RED JOKER"}:
+            continue
+        out.append((name, x * size[0], y * size[1], max(w * size[0], h * size[1])))
+    return out

@@ -1,0 +1,155 @@
+"""The shipped reader (drivers/camera/reader.py): every card of a real deck without enrollment, at an angle,
+overlapping, on pale tables; an enrolled deck confirming it; bad frames.
+
+The scenes are rendered from the real top-down webcam photos of shared/data/cards/webcam-9-to-ace, which the
+network never saw (drivers/camera/training/split.csv holds them all as test), and the real roboflow webcam scenes
+of the held-out split."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from drivers.camera.errors import ImageError
+from drivers.camera.image_io import load_image
+from drivers.camera.reader import SURE, IndexReader
+from drivers.camera.recognize import CardRead
+from drivers.camera.templates import Templates
+from drivers.camera.training import split
+from tests.camera.conftest import REAL_DATA
+from tests.camera.scenes import Card, card_images, roboflow_truth, studio_scene
+
+
+@pytest.fixture(scope="module")
+def reader() -> IndexReader:
+    return IndexReader()
+
+
+@pytest.fixture(scope="module")
+def cards() -> list[tuple[str, np.ndarray]]:
+    found = card_images(REAL_DATA)
+    if not found:
+        pytest.fail(f"the real card photographs are missing under {REAL_DATA}")
+    return found
+
+
+def _on(read: CardRead, card: Card) -> bool:
+    x, y = read.box[0] + read.box[2] / 2, read.box[1] + read.box[3] / 2
+    return cv2.pointPolygonTest(card.polygon, (float(x), float(y)), False) >= 0
+
+
+def read_scenes(reader: IndexReader, scenes: list[tuple[np.ndarray, list[Card]]]) -> tuple[int, int, int, int]:
+    """(cards, read right surely, read right at any confidence, sure reads of another card) over the scenes."""
+    cards = right = found = wrong = 0
+    for frame, placed in scenes:
+        reads = reader.read_frame(frame)
+        for card in placed:
+            on = [read for read in reads if _on(read, card)]
+            cards += 1
+            right += any(read.code == card.code and read.confidence >= SURE for read in on)
+            found += any(read.code == card.code for read in on)
+            wrong += sum(1 for read in on if read.code != card.code and read.confidence >= SURE)
+    return cards, right, found, wrong
+
+
+# The floors below are regression floors for what the shipped reader does today (about two thirds of what it
+# measured when it was trained); the issue's targets, which it misses, are measured in bench/camera_bench.py and
+# written in docs/camera.md (issue 11 stays open until they are met).
+
+
+def test_cards_on_felt_seen_from_above_are_read_at_any_turn(
+    reader: IndexReader, cards: list[tuple[str, np.ndarray]]
+) -> None:
+    scenes = [studio_scene(cards, (1280, 720), seed, 0) for seed in range(3)]
+    total, right, found, wrong = read_scenes(reader, scenes)
+    assert wrong == 0
+    assert found >= 6 and right >= 4, f"{right} sure, {found} in all of {total}"
+
+
+@pytest.mark.parametrize("cloth", [(235, 235, 235), (150, 200, 225)], ids=["white", "pale-wood"])
+def test_indices_are_found_on_pale_tables(
+    reader: IndexReader, cards: list[tuple[str, np.ndarray]], cloth: tuple[int, int, int]
+) -> None:
+    """No card outline is needed: on a table as light as the cards, the indices are still found and read."""
+    scenes = [studio_scene(cards, (1280, 720), 40 + seed, 20, cloth=cloth) for seed in range(2)]
+    total, right, found, _ = read_scenes(reader, scenes)
+    assert found >= 5 and right >= 3, f"{right} sure, {found} in all of {total} on {cloth}"
+
+
+def test_overlapping_cards_are_read_by_their_one_visible_index(
+    reader: IndexReader, cards: list[tuple[str, np.ndarray]]
+) -> None:
+    """Cards dealt half over each other, upright: each lower card shows only its top-left index."""
+    scenes = [studio_scene(cards, (1280, 720), 70 + seed, 10, spacing=0.05, turn=(-8.0, 8.0)) for seed in range(3)]
+    total, right, found, wrong = read_scenes(reader, scenes)
+    assert wrong == 0
+    assert found >= 3 and right >= 3, f"{right} sure, {found} in all of {total} overlapping cards"
+
+
+def test_ranks_2_to_8_are_read_without_enrollment_in_held_out_real_scenes(reader: IndexReader) -> None:
+    """The shipped templates knew 9 to ace only and could read none of these; the network reads every rank. Real
+    webcam scenes of the held-out split (never trained on)."""
+    labelled, right, found, _ = ranks_2_to_8(reader)
+    assert labelled > 30
+    assert right >= 7 and found >= 18, f"{right} sure, {found} in all of {labelled} index labels"
+
+
+def ranks_2_to_8(reader: IndexReader) -> tuple[int, int, int, int]:
+    scenes = [path for path in split.read()["test"] if path.name.startswith("WIN_")][:8]
+    labelled = right = found = wrong = 0
+    for path in scenes:
+        frame = cv2.resize(load_image(path), (1280, 720), interpolation=cv2.INTER_CUBIC)
+        reads = reader.read_frame(frame)
+        for code, x, y, _ in roboflow_truth(path):
+            if code[:-1] not in {"2", "3", "4", "5", "6", "7", "8"}:
+                continue
+            on = [read for read in reads if _holds(read, x, y)]
+            labelled += 1
+            right += any(read.code == code and read.confidence >= SURE for read in on)
+            found += any(read.code == code for read in on)
+            wrong += sum(1 for read in on if read.code != code and read.confidence >= SURE)
+    return labelled, right, found, wrong
+
+
+def _holds(read: CardRead, x: float, y: float) -> bool:
+    return any(bx <= x <= bx + bw and by <= y <= by + bh for bx, by, bw, bh in read.indices)
+
+
+def test_an_enrolled_deck_raises_confidence_on_that_deck(real_templates: Templates) -> None:
+    """Templates enrolled from the deck's own photos confirm the network: on the held-out top-down photos the
+    combined reader is at least as sure of every card the network alone reads right, and surer on some."""
+    alone, enrolled = IndexReader(), IndexReader(templates=real_templates)
+    raised = 0
+    photos = sorted((REAL_DATA / "images" / "test").glob("cam_image*.jpg"))
+    assert photos
+    for path in photos:
+        frame = load_image(path)
+        before = {read.code: read.confidence for read in alone.read_frame(frame)}
+        after = {read.code: read.confidence for read in enrolled.read_frame(frame)}
+        for code, confidence in before.items():
+            if code in after:
+                assert after[code] >= confidence
+                raised += after[code] > confidence
+    assert raised > 0
+
+
+def test_bad_frames(reader: IndexReader) -> None:
+    with pytest.raises(ImageError):
+        reader.read_frame("not a frame")
+    with pytest.raises(ImageError):
+        reader.read_frame(np.zeros((0, 5, 3), dtype=np.uint8))
+    assert reader.read_frame(np.zeros((8, 8, 3), dtype=np.uint8)) == []
+    assert reader.read_frame(np.full((720, 1280), 255, dtype=np.uint8)) == []
+    noise = np.random.default_rng(5).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    assert [read for read in reader.read_frame(noise) if read.confidence >= SURE] == []
+
+
+def test_the_split_is_written_down_and_keeps_scenes_apart() -> None:
+    """Every photo the network was trained or calibrated on is listed with its hash, and no webcam session has
+    frames on both sides of the split."""
+    sets = split.read(check=True)
+    assert sets["train"] and sets["validation"] and sets["test"]
+    sessions = {name: {p.name[13:18] for p in paths if p.name.startswith("WIN_")} for name, paths in sets.items()}
+    assert not sessions["test"] & (sessions["train"] | sessions["validation"])
+    assert not set(sets["test"]) & (set(sets["train"]) | set(sets["validation"]))
