@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from studio.domain.audit import audit
-from studio.domain.chain import canonical_json
+from studio.domain.chain import Head, canonical_json, head_problem
 from studio.domain.errors import StudioError
 from studio.domain.log_views import CSV_COLUMNS, as_row, describe, round_records, shoe_records
 from studio.domain.records import Record
@@ -26,6 +26,8 @@ DB is the studio's SQLite file (data/studio.db by default) or a database URL.
 
 examples:
   studio log verify data/studio.db
+  studio log head data/studio.db --json
+  studio log verify data/studio.db --expect-head T1:812:<hash> --witness feed-messages.jsonl
   studio log show data/studio.db --round T1-20261129-155432-0042
   studio log export data/studio.db --shoe 3 --format csv --out shoe3.csv"""
 
@@ -39,7 +41,16 @@ def register(commands: Any) -> None:
     verify = actions.add_parser("verify", help="check the hash chain and replay every event, confirming each result")
     verify.add_argument("db", metavar="DB")
     verify.add_argument("--table", help="only this table (default: every table in the log)")
+    verify.add_argument("--expect-head", action="append", default=[], metavar="TABLE:SEQ:HASH", type=_head,
+                        help="a head kept elsewhere: the log must reach SEQ with HASH there (repeatable)")
+    verify.add_argument("--witness", type=Path, metavar="FILE", action="append", default=[],
+                        help="feed messages (their log_head) or heads, one per line, each checked against the log")
     verify.set_defaults(run=run_verify)
+    head = actions.add_parser("head", help="print each table's last seq and hash (TABLE:SEQ:HASH), to keep elsewhere")
+    head.add_argument("db", metavar="DB")
+    head.add_argument("--table", help="only this table")
+    head.add_argument("--json", action="store_true", help='[{"table": ..., "seq": ..., "hash": ...}]')
+    head.set_defaults(run=run_head)
     for name, helptext in (("show", "print records as readable lines"), ("export", "write records as JSON or CSV")):
         action = actions.add_parser(name, help=helptext)
         action.add_argument("db", metavar="DB")
@@ -61,7 +72,15 @@ def _open(db: str) -> SqlEventStore:
     return SqlEventStore(sqlite_url(db))
 
 
+def _head(text: str) -> Head:
+    try:
+        return Head.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def run_verify(args: argparse.Namespace) -> int:
+    heads = [*args.expect_head, *(head for path in args.witness for head in witness_heads(path))]
     with _open(args.db) as store:
         streams = [args.table] if args.table else store.streams()
         if not streams:
@@ -74,7 +93,67 @@ def run_verify(args: argparse.Namespace) -> int:
             else:
                 bad += 1
                 print(f"TAMPERED  table {stream}: first bad record seq {verdict.first_bad_seq}: {verdict.reason}")
+        for head in heads:
+            if args.table and head.stream != args.table:
+                continue
+            problem = head_problem(head, _record_at(store, head.stream, head.seq))
+            if problem is None:
+                print(f"OK        head {head}")
+            else:
+                bad += 1
+                print(f"TAMPERED  {problem}")
     return EXIT_TAMPERED if bad else 0
+
+
+def _record_at(store: SqlEventStore, stream: str, seq: int) -> Record | None:
+    return next((record for record in store.read(stream, after=seq - 1) if record.seq == seq), None)
+
+
+def witness_heads(path: Path) -> list[Head]:
+    """The heads a witness file holds: feed messages (a JSON object per line, a JSON array, or the feed's
+    {"messages": [...]} page) give their `log_head`; any other line is a head, TABLE:SEQ:HASH."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise StudioError(f"{path}: cannot read the witness file: {error}") from None
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict):
+        whole = whole.get("messages", [whole])
+    items: list[Any] = whole if isinstance(whole, list) else [line for line in text.splitlines() if line.strip()]
+    heads = []
+    for number, entry in enumerate(items, start=1):
+        try:
+            item = json.loads(entry) if isinstance(entry, str) and entry.lstrip().startswith("{") else entry
+            if isinstance(item, str):
+                heads.append(Head.parse(item))
+            elif isinstance(item, dict) and isinstance(item.get("log_head"), dict):  # other messages witness nothing
+                head = item["log_head"]
+                heads.append(Head.parse(f"{item['table']}:{int(head['seq'])}:{head['hash']}"))
+        except (ValueError, KeyError, TypeError) as error:
+            raise StudioError(f"{path}: item {number} is neither a feed message nor a head: {error}") from None
+    return heads
+
+
+def run_head(args: argparse.Namespace) -> int:
+    with _open(args.db) as store:
+        streams = [args.table] if args.table else store.streams()
+        heads = []
+        for stream in streams:
+            seq = store.last_seq(stream)
+            if seq == 0:
+                raise StudioError(f"no table {stream!r} in the log")
+            record = _record_at(store, stream, seq)
+            assert record is not None
+            heads.append(Head(stream, seq, record.hash))
+    if args.json:
+        print(json.dumps([{"table": h.stream, "seq": h.seq, "hash": h.hash} for h in heads]))
+    else:
+        for head in heads:
+            print(head)
+    return 0
 
 
 def _select(store: SqlEventStore, args: argparse.Namespace) -> list[Record]:

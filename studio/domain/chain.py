@@ -10,8 +10,10 @@ Rules held here:
   the previous record's hash as its `prev_hash`. Editing a record breaks its own hash; deleting, inserting or
   reordering records breaks a seq or a link.
 - Timestamps are timezone-aware UTC. A naive or offset timestamp is refused when sealing and flagged when verifying.
-- The chain alone cannot see the *last* records of a stream being cut off: what is left is still a valid chain. The
-  service guards that by comparing the stored head (last seq and hash) with the head it last knew.
+- The chain alone cannot see the *last* records of a stream being cut off (what is left is still a valid chain), nor a
+  record rewritten with every record after it re-hashed. A `Head` kept elsewhere (a stream's seq and the hash of its
+  record there: printed by `studio log head`, carried by every result and void on the results feed, signed in
+  checkpoints) catches both: the log must still reach that seq, with that hash (`head_problem`).
 
 Pure: standard library only, no I/O.
 """
@@ -47,6 +49,41 @@ class ChainVerdict:
     records: int
     first_bad_seq: int | None
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A witness of a stream: its record at `seq` has `hash`. Written "T1:812:<64 hex digits>"."""
+
+    stream: str
+    seq: int
+    hash: str
+
+    @classmethod
+    def parse(cls, text: str) -> Head:
+        """Read "TABLE:SEQ:HASH"; `ValueError` saying what is wrong otherwise."""
+        parts = text.strip().rsplit(":", 2)
+        if len(parts) != 3 or not parts[0]:
+            raise ValueError(f"a head is written TABLE:SEQ:HASH, not {text.strip()!r}")
+        stream, seq_text, digest = parts
+        if not seq_text.isdigit() or int(seq_text) < 1:
+            raise ValueError(f"the seq of head {text.strip()!r} is not a whole number from 1")
+        if len(digest) != 64 or any(ch not in "0123456789abcdef" for ch in digest):
+            raise ValueError(f"the hash of head {text.strip()!r} is not 64 lower-case hex digits")
+        return cls(stream, int(seq_text), digest)
+
+    def __str__(self) -> str:
+        return f"{self.stream}:{self.seq}:{self.hash}"
+
+
+def head_problem(head: Head, record: Record | None) -> str | None:
+    """What is wrong with the log against `head`, given the stream's record at `head.seq` (None if there is none), or
+    None if the log reaches that seq with that hash. Whether the records themselves verify is `verify_chain`'s."""
+    if record is None:
+        return f"table {head.stream}: the log does not reach seq {head.seq} (cut short?)"
+    if record.hash != head.hash:
+        return f"table {head.stream}: the record at seq {head.seq} has hash {record.hash}, not {head.hash} (rewritten?)"
+    return None
 
 
 def canonical_json(value: Any) -> str:

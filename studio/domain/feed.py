@@ -6,6 +6,8 @@ Rules held here:
 - Each message carries the table and the seq of its record in the table's log: numbers only grow (with gaps where
   internal facts were logged), so a client that reconnects asks for what came after the last number it saw and
   the studio serves it from the log, without loss.
+- Every result and void carries `log_head`, the seq and hash of its own record: each game server holds witnesses of
+  the table's hash chain that the studio cannot take back (`studio log verify --witness`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def feed_message(record: Record) -> dict[str, Any] | None:
         return None
     message: dict[str, Any] = {"table": record.stream, "seq": record.seq, "type": kind, "at": record.at.isoformat()}
     message.update({name: record.data.get(name) for name in _FIELDS[kind]})
+    if kind in ("result", "void"):
+        message["log_head"] = {"seq": record.seq, "hash": record.hash}
     return message
 
 
