@@ -41,10 +41,22 @@ def register(commands: Any) -> None:
     verify = actions.add_parser("verify", help="check the hash chain and replay every event, confirming each result")
     verify.add_argument("db", metavar="DB")
     verify.add_argument("--table", help="only this table (default: every table in the log)")
-    verify.add_argument("--expect-head", action="append", default=[], metavar="TABLE:SEQ:HASH", type=_head,
-                        help="a head kept elsewhere: the log must reach SEQ with HASH there (repeatable)")
-    verify.add_argument("--witness", type=Path, metavar="FILE", action="append", default=[],
-                        help="feed messages (their log_head) or heads, one per line, each checked against the log")
+    verify.add_argument(
+        "--expect-head",
+        action="append",
+        default=[],
+        metavar="TABLE:SEQ:HASH",
+        type=_head,
+        help="a head kept elsewhere: the log must reach SEQ with HASH there (repeatable)",
+    )
+    verify.add_argument(
+        "--witness",
+        type=Path,
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="feed messages (their log_head) or heads, one per line, each checked against the log",
+    )
     verify.set_defaults(run=run_verify)
     head = actions.add_parser("head", help="print each table's last seq and hash (TABLE:SEQ:HASH), to keep elsewhere")
     head.add_argument("db", metavar="DB")

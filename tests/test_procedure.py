@@ -56,6 +56,7 @@ def snapshot(state: TableState) -> dict[str, Any]:
     snap = fields_of(state)
     snap["seen"] = {x.code: state.copies_seen(x) for x in ALL_CARDS if state.copies_seen(x)}
     snap["last_device_seq"] = dict(state.last_device_seq)
+    snap["device_sessions"] = dict(state.device_sessions)
     for name in ("burn", "round", "suspension", "counts"):
         if snap[name] is not None:
             snap[name] = fields_of(snap[name])
@@ -106,6 +107,7 @@ INITIAL = {
     "cards_drawn": 0,
     "seen": {},
     "last_device_seq": {},
+    "device_sessions": {},
     "last_round": None,
     "burn": None,
     "round": None,
@@ -1329,3 +1331,34 @@ def test_the_burn_numbers_are_the_configured_ones() -> None:
     config = ProcedureConfig(burn_after_shuffle=6, burn_after_error=3, burn_after_dealer_change=1)
     assert [burn_count(reason, config) for reason in BurnReason] == [6, 3, 1]
     assert BurnReason.SHUFFLE == "shuffle"  # the log's text
+
+
+@pytest.mark.parametrize(
+    ("first_session", "second_session", "suspends"),
+    [
+        ("boot-0000002a", "boot-0000002a", True),  # a repeat within one boot of the shoe
+        ("boot-0000002a", "boot-0000002b", False),  # the shoe power-cycled: its numbers start over, no duplicate
+        (None, "boot-0000002b", False),  # the first read with a session starts that session
+    ],
+)
+def test_a_device_sequence_counts_within_its_session(
+    first_session: str | None, second_session: str, suspends: bool
+) -> None:
+    t = dealing_table()
+    first = dataclasses.replace(t.read("2H", seq=1), device_session=first_session)
+    t.do(c.DrawCard(DEVICE, first))
+    assert dict(t.state.device_sessions) == ({SHOE: first_session} if first_session else {})
+    again = dataclasses.replace(t.read("3D", seq=1), device_session=second_session)
+    kinds = [type(event) for event in t.do(c.DrawCard(DEVICE, again))]
+    assert kinds == ([e.TableSuspended] if suspends else [e.CardDealt])
+    if not suspends:
+        assert dict(t.state.device_sessions) == {SHOE: second_session}
+        assert dict(t.state.last_device_seq) == {SHOE: 1}
+
+
+def test_a_read_logs_its_session_and_a_read_without_one_logs_as_before() -> None:
+    read = c.CardRead(card("QH"), SHOE, 3, 1.0, "0203", device_session="boot-0000002a")
+    kind, data, raw = e.encode(e.CardBurned(read))
+    assert data["device_session"] == "boot-0000002a" and e.decode(kind, data, raw) == e.CardBurned(read)
+    _, plain, _ = e.encode(e.CardBurned(dataclasses.replace(read, device_session=None)))
+    assert "device_session" not in plain

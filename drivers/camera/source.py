@@ -135,6 +135,8 @@ class CameraSource(ManagedSource):
         self._last_problem = ""
         self._last_seen: datetime | None = None
         self._seq = 0
+        # The reports' numbers count from 1 again in each process: this names the numbering (a restart's is new).
+        self._device_session = f"started-{self._clock.now():%Y%m%dT%H%M%S.%f}"
         self.frames_read = 0
         self.bad_frames = 0
 
@@ -271,7 +273,7 @@ class CameraSource(ManagedSource):
         card = parse_card(code) if confirmed else None
         kind = ReportKind.CARD if confirmed else ReportKind.MISREAD
         return DeviceReport(self._id, kind, at, card, self._seq, confidence, raw, detail + problem, crop_hash,
-                            boxes_hash)  # fmt: skip
+                            boxes_hash, self._device_session)  # fmt: skip
 
     def _save_crop(self, evidence: _Evidence, code: str, at: datetime) -> tuple[str, str, str]:
         """Write the crop and its JSON (never over an older file); (the crop's path, the SHA-256 of each)."""

@@ -70,6 +70,8 @@ class ShoeSimulator:
         cut_card_at: int | None = None,
         heartbeat_seconds: float = 0.5,
         monotonic: Callable[[], float] = time.monotonic,
+        boot_id: int | None = None,
+        position: int = 0,
     ) -> None:
         if protocol not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {protocol!r} (expected one of: {', '.join(PROTOCOLS)})")
@@ -79,7 +81,10 @@ class ShoeSimulator:
         self.faults = faults or Faults()
         self.cut_card_at = cut_card_at
         self.heartbeat_seconds = heartbeat_seconds
-        self.position = 0  # cards drawn so far
+        self.position = position  # cards drawn so far: a shoe resumed after a restart goes on where it was
+        # A fresh boot id at each power-up, as a real shoe's (a counter or a random number): the host then knows its
+        # frame numbers start over.
+        self.boot_id = random.SystemRandom().getrandbits(32) if boot_id is None else boot_id
         self._rng = random.Random(seed)
         self._monotonic = monotonic
         # A shoe never gives a card up: it retransmits until the host acknowledges (a real device would alarm).
@@ -98,7 +103,7 @@ class ShoeSimulator:
         """Plug the device in, start its thread; return the path the host opens."""
         self.device.plug()
         if self.protocol == "smart-shoe":
-            self._send(Hello(boot_id=self._rng.getrandbits(32)))
+            self._send(Hello(boot_id=self.boot_id))
         self._thread = threading.Thread(target=self._run, name="shoe-sim", daemon=True)
         self._thread.start()
         return self.device.path

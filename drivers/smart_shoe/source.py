@@ -39,6 +39,11 @@ class SmartShoeSource(SerialSource):
     def _started(self, now: float) -> None:
         self._session = HostSession(now, heartbeat_interval=self.heartbeat_seconds)
 
+    def _device_session(self) -> str | None:
+        """The shoe's boot, from its HELLO: its frame numbers start over at each (a new boot is no duplicate)."""
+        boot = self._session.boot_id
+        return None if boot is None else f"boot-{boot:08x}"
+
     def _problem(self, now: float) -> str:
         if self._session.heartbeat_overdue(now):
             return f"no frame from the shoe for {now - self._session.last_frame_at:.1f} s"
@@ -54,7 +59,8 @@ class SmartShoeSource(SerialSource):
         message = frame.message
         at = self._clock.now()
         if isinstance(message, CardDrawn):
-            return DeviceReport(self.source_id, ReportKind.CARD, at, message.card, frame.seq, 1.0, frame.raw_hex)
+            return DeviceReport(self.source_id, ReportKind.CARD, at, message.card, frame.seq, 1.0, frame.raw_hex,
+                                device_session=self._device_session())  # fmt: skip
         if isinstance(message, Fault):
             detail = f"{message.kind.name.lower()} (code {message.code})"
             return DeviceReport(self.source_id, ReportKind.FAULT, at, None, frame.seq, None, frame.raw_hex, detail)

@@ -29,6 +29,7 @@ class CardRead:
     raw: str | None = None  # the device's own bytes (hex) or a reference to the camera crop
     evidence_sha256: str | None = None  # hex SHA-256 of the camera's crop
     evidence_boxes_sha256: str | None = None  # hex SHA-256 of the crop's JSON sidecar (frame size, boxes)
+    device_session: str | None = None  # what `device_seq` counts within: a boot of the device, an opening of a camera
 
 
 @dataclass(frozen=True, slots=True)

@@ -258,7 +258,7 @@ _READ_CODECS: list[Codec] = [(f.name, *_field_codec(_READ_HINTS[f.name])) for f 
 
 # The read's fields that records have always had: written even when None (a suspension without a read has them all
 # None). Any other was added later, and is left out while it is None.
-_READ_ALWAYS = frozenset({"card", "source", "device_seq", "confidence", "raw"})
+_READ_ALWAYS = frozenset({"card", "source", "device_seq", "confidence", "raw"})  # a session, evidence: added later
 
 
 def _encode_read(read: CardRead | None) -> dict[str, Any]:

@@ -115,6 +115,7 @@ class TableState(NamedTuple):
     cards_drawn: int = 0  # cards out of this shoe, whatever became of them
     seen: tuple[int, ...] = (0,) * len(ALL_CARDS)  # copies of each card seen this shoe, in ALL_CARDS order
     last_device_seq: tuple[tuple[str, int], ...] = ()  # per source, the last device sequence number accepted
+    device_sessions: tuple[tuple[str, str], ...] = ()  # per source, the session that number counts in, if it says
     last_round: int | None = None  # set when the cut card has appeared
     burn: Burn | None = None
     round: Round | None = None
@@ -327,8 +328,10 @@ def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason
         return SuspensionReason.UNREADABLE_CARD, f"{read.source} could not read the card"
     if read.device_seq is not None:
         last = dict(state.last_device_seq).get(read.source)
-        # The same read reported again. Only equality counts: device counters wrap round and restart from zero.
-        if last is not None and read.device_seq == last:
+        same_session = dict(state.device_sessions).get(read.source) == read.device_session
+        # The same read reported again. Only equality counts: device counters wrap round and restart from zero. A new
+        # session (the device rebooted, the camera reopened) numbers from the start again: no duplicate across two.
+        if last is not None and read.device_seq == last and same_session:
             return SuspensionReason.DUPLICATE_READ, f"{read.source} reported sequence {read.device_seq} again"
     if state.copies_seen(read.card) >= state.config.decks:
         return SuspensionReason.TOO_MANY_COPIES, (
@@ -604,12 +607,14 @@ def _count(seen: tuple[int, ...], card: Card, change: int) -> tuple[int, ...]:
 def _read_taken(state: TableState, read: c.CardRead, **changes: Any) -> TableState:
     """A card left the shoe and was accepted: count it, remember the device's sequence number, apply `changes`."""
     assert read.card is not None, "only a read card is accepted"
-    last_seq = state.last_device_seq
+    last_seq, sessions = state.last_device_seq, state.device_sessions
     if read.device_seq is not None:
         last_seq = (*(pair for pair in last_seq if pair[0] != read.source), (read.source, read.device_seq))
-    return state._replace(
-        cards_drawn=state.cards_drawn + 1, seen=_count(state.seen, read.card, 1), last_device_seq=last_seq, **changes
-    )
+        sessions = tuple(pair for pair in sessions if pair[0] != read.source)
+        if read.device_session is not None:
+            sessions = (*sessions, (read.source, read.device_session))
+    return state._replace(cards_drawn=state.cards_drawn + 1, seen=_count(state.seen, read.card, 1),
+                          last_device_seq=last_seq, device_sessions=sessions, **changes)  # fmt: skip
 
 
 def _start_burn(state: TableState, event: e.BurnRequired) -> TableState:
@@ -702,7 +707,7 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             return state._replace(phase=Phase.AWAITING_CUT, shoe=shoe, dealer=state.dealer or dealer)
         case e.CutCardPlaced(cards_in_front=position):
             return state._replace(cut_position=position, cards_drawn=0, seen=(0,) * len(ALL_CARDS), last_round=None,
-                         counts=ShoeCounts(), last_device_seq=())  # fmt: skip
+                         counts=ShoeCounts(), last_device_seq=(), device_sessions=())  # fmt: skip
         case e.ShoeEnded():
             return state._replace(phase=Phase.AWAITING_SHUFFLE, round=None, burn=None, suspension=None,
                            cut_position=None)  # fmt: skip

@@ -33,6 +33,7 @@ class DeviceReport:
     detail: str = ""
     evidence_sha256: str | None = None  # the camera's crop (`raw` is its path): hex SHA-256 of the file
     evidence_boxes_sha256: str | None = None  # and of the JSON beside it (frame size and boxes)
+    device_session: str | None = None  # the device's numbering starts over in each: its boot, an opening
 
     def as_read(self) -> CardRead:
         """The read this report gives the table: its card only if it is a card report (a misread has none)."""
@@ -45,4 +46,5 @@ class DeviceReport:
             self.raw,
             self.evidence_sha256,
             self.evidence_boxes_sha256,
+            self.device_session,
         )

@@ -14,7 +14,7 @@ Sans-I/O: time is passed in (seconds, monotonic), commands come out.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from studio.domain import commands as c
 from studio.domain.reads import DeviceReport, ReportKind
@@ -56,8 +56,8 @@ class Reconciler:
             raw = " | ".join(f"{r.source}: {r.raw}" for r in (first, second) if r.raw)
             # the camera's evidence (one of the two, whichever has it) stays verifiable: its path is in `raw`
             hashed = first if first.evidence_sha256 is not None else second
-            read = c.CardRead(first.card, first.source, first.device_seq, first.confidence, raw or None,
-                              hashed.evidence_sha256, hashed.evidence_boxes_sha256)  # fmt: skip
+            read = replace(first.as_read(), raw=raw or None, evidence_sha256=hashed.evidence_sha256,
+                           evidence_boxes_sha256=hashed.evidence_boxes_sha256)  # fmt: skip
             return [c.DrawCard(actor, read), *self.expire(now)]
         detail = f"sources disagree: {_describe(first)}, {_describe(second)}"
         return [c.ReportDisagreement(actor, detail, (first.as_read(), second.as_read())), *self.expire(now)]

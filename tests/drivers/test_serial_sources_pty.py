@@ -258,3 +258,20 @@ def test_a_stopped_simulator_leaves_no_link_behind(tmp_path: Path) -> None:
     assert link.is_symlink() and Path(sim.device.path).exists()
     sim.stop()
     assert not link.exists() and not link.is_symlink()
+
+
+def test_smart_shoe_reads_name_the_boot_they_count_in() -> None:
+    """The shoe's HELLO names its boot; a card's sequence number counts within it (a power-cycled shoe's numbers
+    start over in a new boot, which the table does not take for a duplicate)."""
+    sim = ShoeSimulator(CARDS, "smart-shoe", boot_id=0x2A)
+
+    async def body() -> None:
+        source = SmartShoeSource("shoe-1", sim.device.path)
+        await source.open()
+        reports = await collect(source, sim, draws=2, want=2)
+        await source.close()
+        assert [(r.device_seq, r.device_session) for r in reports] == [(1, "boot-0000002a"), (2, "boot-0000002a")]
+        assert reports[0].as_read().device_session == "boot-0000002a"
+
+    run_with_sim(sim, body())
+    assert ShoeSimulator(CARDS, "smart-shoe").boot_id != ShoeSimulator(CARDS, "smart-shoe").boot_id  # fresh at power-up
