@@ -32,13 +32,14 @@ from studio.clock import SystemClock
 from studio.domain import commands as c
 from studio.domain.errors import ConfigError, ProcedureError
 from studio.domain.log_views import RoundIndex
-from studio.domain.procedure import Phase
+from studio.domain.procedure import Phase, TableState
 from studio.domain.reconcile import Reconciler
 from studio.domain.records import Record, StoreError
 from studio.domain.roads import compute_roads
 from studio.domain.roles import Actor, Role
 from studio.ports import Clock
 from studio.settings import TableConfig, load_table_config, sqlite_url
+from studio.simulated_shoes import SimulatedShoeStore
 from studio.simulation import seeded_shoe
 from studio.sources import CardSource, SourceHealth
 from studio.store_sql import SqlEventStore
@@ -109,6 +110,7 @@ class Studio:
         self.users = UserStore(url, self.clock)
         self.wallets = WalletStore(url, self.clock)
         self.chat = ChatStore(url, self.clock)
+        self.shoes = SimulatedShoeStore(url)  # the simulated shoes' order, for a restart to deal on from
         self.log_feed = LogFeed(self.store)
         self.hub = FeedHub(self.log_feed.with_roads)
         self.tables: dict[str, TableRuntime] = {}
@@ -141,8 +143,7 @@ class Studio:
             raise ConfigError(f"{config.path}: {error}") from None
         if not sources:
             link = Path(tempfile.gettempdir()) / f"studio-{os.getpid()}-{config.table_id}-shoe"
-            shoe = seeded_shoe(config.procedure.decks, self._rng)
-            simulator = ShoeSimulator(shoe, "smart-shoe", device=PtyDevice(link=link))
+            simulator = self._simulated_shoe(config, service.state, link)
             sources = [SmartShoeSource(f"{config.table_id}-sim-shoe", str(link), clock=self.clock)]
         reconciler = None
         if len(sources) == 2:
@@ -154,6 +155,16 @@ class Studio:
         for record in self.store.read(config.table_id):
             runtime.follow(record)
         return runtime
+
+    def _simulated_shoe(self, config: TableConfig, state: TableState, link: Path) -> ShoeSimulator:
+        """The built-in shoe: after a restart in the middle of a shoe, the same shoe, where the log says it was (the
+        card it gives next is the one the interrupted shoe would have given); else a fresh shuffle."""
+        saved = self.shoes.load(config.table_id)
+        if saved is not None and state.cut_position is not None and saved[0] == state.shoe:
+            return ShoeSimulator(saved[1], "smart-shoe", device=PtyDevice(link=link), cut_card_at=state.cut_position,
+                                 position=state.cards_drawn)  # fmt: skip
+        shoe = seeded_shoe(config.procedure.decks, self._rng)
+        return ShoeSimulator(shoe, "smart-shoe", device=PtyDevice(link=link))
 
     def _handler(self, table_id: str) -> Callable[[c.Command], list[Logged]]:
         def handle(command: c.Command) -> list[Logged]:
@@ -191,6 +202,7 @@ class Studio:
         self.users.close()
         self.wallets.close()
         self.chat.close()
+        self.shoes.close()
 
     # Commands.
 
@@ -297,6 +309,7 @@ class Studio:
         for entry in logged:
             if entry.record.kind == "CutCardPlaced":
                 cards = seeded_shoe(runtime.config.procedure.decks, self._rng)
+                self.shoes.save(runtime.table_id, int(entry.record.data["shoe"]), cards)  # before its first card
                 runtime.simulator.load(cards, int(entry.record.data["cards_in_front"]))
 
     def draw_simulated(self, table_id: str) -> bool:

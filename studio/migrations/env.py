@@ -13,10 +13,16 @@ from alembic import context
 from sqlalchemy.engine import Connection, make_url
 from sqlmodel import SQLModel
 
-from studio import chat_store, store_sql, users, wallets
+from studio import chat_store, simulated_shoes, store_sql, users, wallets
 from studio.database import WRITE_OPTION, open_engine
 
-TABLES = (chat_store, store_sql, users, wallets)  # each module declares its tables on SQLModel's metadata
+TABLES = (
+    chat_store,
+    simulated_shoes,
+    store_sql,
+    users,
+    wallets,
+)  # each module declares its tables on SQLModel's metadata
 
 
 def run(connection: Connection) -> None:
