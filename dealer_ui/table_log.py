@@ -59,6 +59,11 @@ def describe(record: Record) -> tuple[int, str] | None:
             return logging.INFO, f"table {record.stream} closed by {data['by']}: {data['reason']}"
         case "TableOpened":
             return logging.INFO, f"table {record.stream} opened by {data['by']}"
+        case "LogOutage":
+            return logging.WARNING, (
+                f"table {record.stream}: the log could not be written from {data['since']} until {data['until']} "
+                f"({data['refused']} commands refused): {data['reason']}"
+            )
         case "DealerChanged":
             return logging.INFO, f"table {record.stream}: dealer {data['dealer']} took over"
         case "ShoeEnded":

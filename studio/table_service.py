@@ -10,22 +10,28 @@ boss has resolved the error.
 When the log cannot be written (the database is unreachable), nothing happens at the table: the command is refused
 with `LogUnavailable`, the state stays where it was, and `log_unavailable` says why, for consoles and health checks,
 until a write or `check_log` succeeds again. A card that could not be logged is not lost: its source offers it again
-(the smart shoe is acknowledged only once its card is logged).
+(the smart shoe is acknowledged only once its card is logged). Once the log answers again, a `LogOutage` record
+(from when, until when, how many commands were refused) goes into the table's log before anything else, so that the
+outage is part of the audited history, not only of the process's own log.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 
 from studio.domain import commands as c
+from studio.domain import events as e
 from studio.domain.events import Event, decode, encode
 from studio.domain.feed import PublicationFrontier
 from studio.domain.procedure import TableState, decide, evolve
 from studio.domain.procedure_config import ProcedureConfig
 from studio.domain.records import ConcurrentAppend, NewRecord, Record, StoreError
 from studio.ports import Clock, EventStore, Publisher
+
+OUTAGE_ACTOR = "system:table-service"  # who logs an outage: the service itself, not a person or a device
 
 
 class LogUnavailable(StoreError):
@@ -55,6 +61,7 @@ class TableService:
         self._publisher = publisher
         self._lock = threading.Lock()
         self.log_unavailable: str | None = None  # why the log cannot be written, while it cannot
+        self._outage: e.LogOutage | None = None  # since when the log has refused writes, and how many (`until` unset)
         self._state = TableState(table_id, config or ProcedureConfig())
         self._seq = 0
         self._frontier = PublicationFrontier()  # what the log held at start may be published: follows it until then
@@ -94,6 +101,10 @@ class TableService:
             if not events:
                 return []
             new = [NewRecord(now, str(command.actor), *encode(event)) for event in events]
+            ended = self._outage_ended(now)
+            if ended is not None:  # the log answers again: the outage goes in first, in the same write
+                events = [ended, *events]
+                new = [NewRecord(now, OUTAGE_ACTOR, *encode(ended)), *new]
             try:
                 records = self._store.append(self.table_id, new, self._seq)
             except ConcurrentAppend:
@@ -103,8 +114,10 @@ class TableService:
                 raise LogUnavailable("the log held a write this table had not seen; it has caught up: retry") from None
             except StoreError as error:
                 self.log_unavailable = str(error)
+                self._refused(now, str(error))
                 raise LogUnavailable(f"the log of table {self.table_id} cannot be written: {error}") from None
             self.log_unavailable = None
+            self._outage = None
             state = self._state
             for event in events:
                 state = evolve(state, event)
@@ -128,11 +141,29 @@ class TableService:
         with self._lock:
             try:
                 self._recover()
+                ended = self._outage_ended(self._clock.now())
+                if ended is not None:
+                    new = NewRecord(ended.until, OUTAGE_ACTOR, *encode(ended))
+                    records = self._store.append(self.table_id, [new], self._seq)
+                    self._seq, self._outage = records[-1].seq, None
+                    self._publish_if_open(records)
+            except ConcurrentAppend:
+                self._recover()
+                return False  # another writer came first: the next check logs the outage
             except StoreError as error:
                 self.log_unavailable = str(error)
                 return False
             self.log_unavailable = None
             return True
+
+    def _refused(self, now: datetime, reason: str) -> None:
+        first_line = reason.splitlines()[0] if reason else "the log cannot be written"
+        if self._outage is None:
+            self._outage = e.LogOutage(now, now, 0, first_line)
+        self._outage = replace(self._outage, refused=self._outage.refused + 1)
+
+    def _outage_ended(self, now: datetime) -> e.LogOutage | None:
+        return None if self._outage is None else replace(self._outage, until=now)
 
     def _recover(self) -> None:
         caught_up = self._catch_up()

@@ -201,6 +201,18 @@ class TableOpened(Event):
     by: str
 
 
+@dataclass(frozen=True, slots=True)
+class LogOutage(Event):
+    """The table's log could not be written from `since` until `until`: `refused` commands were refused meanwhile
+    (each changed nothing; a device's card was offered again). Logged by the table service once the log answers again,
+    not decided by the procedure: the outage is part of the audited history, and changes no state."""
+
+    since: datetime
+    until: datetime
+    refused: int
+    reason: str  # the first error, in one line
+
+
 class SuspensionReason(enum.Enum):
     CARD_WHILE_BETTING = "card_while_betting"
     CARD_NOT_DUE = "card_not_due"

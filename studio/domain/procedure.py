@@ -701,6 +701,8 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             return state._replace(phase=Phase.CLOSED, reopens_in=Phase(phase))
         case e.TableOpened():
             return state._replace(phase=state.reopens_in or Phase.AWAITING_SHUFFLE, reopens_in=None)
+        case e.LogOutage():
+            return state  # a fact about the log, not about the table
         case e.DealerChanged(dealer=dealer):
             return state._replace(dealer=dealer)
         case e.ShuffleConfirmed(shoe=shoe, dealer=dealer):
