@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dealer_ui.checkpoints import Checkpointer
 from dealer_ui.feed_log import LogFeed
 from dealer_ui.hub import FeedHub
 from dealer_ui.redis_feed import RedisForwarder
@@ -39,6 +40,7 @@ from studio.domain.roads import compute_roads
 from studio.domain.roles import Actor, Role
 from studio.ports import Clock
 from studio.settings import TableConfig, load_table_config, sqlite_url
+from studio.signing import PRIVATE_NAME, CheckpointStore, Signer, generate_keys, load_private_key
 from studio.simulated_shoes import SimulatedShoeStore
 from studio.simulation import seeded_shoe
 from studio.sources import CardSource, SourceHealth
@@ -66,6 +68,9 @@ class StudioSettings:
     auto_deal_seconds: float | None = None  # the simulated shoe draws by itself when a card is due
     simulator_seed: int | None = None
     redis_url: str | None = None  # also publish the results feed to Redis Streams, for feed servers (`studio feed`)
+    signing_key: Path | None = None  # the Ed25519 key that signs checkpoints (`studio keys generate`)
+    checkpoint_minutes: float = 10.0  # a table whose log grows is checkpointed at least this often (and at shoe ends)
+    checkpoint_file: Path | None = None  # default: checkpoints.jsonl beside the SQLite file (or in data/)
 
 
 @dataclass(eq=False)
@@ -80,6 +85,7 @@ class TableRuntime:
     last_void: dict[str, Any] | None = None  # the last round voided, with its reason and who voided it
     suspension_seq: int | None = None  # the seq of the last TableSuspended record (its read's evidence is served)
     settlement_pending: str | None = None  # why a logged result or void could not be settled yet (database down)
+    last_record: Record | None = None  # the table's head, as this process last saw it (for the checkpoints)
     version: int = 0
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -89,6 +95,7 @@ class TableRuntime:
 
     def follow(self, record: Record) -> None:
         """Keep the recent results and the last void in step with the log."""
+        self.last_record = record
         if record.kind == "RoundCompleted":
             self.recent.append(dict(record.data))
         elif record.kind == "RoundVoided":
@@ -111,6 +118,7 @@ class Studio:
         self.wallets = WalletStore(url, self.clock)
         self.chat = ChatStore(url, self.clock)
         self.shoes = SimulatedShoeStore(url)  # the simulated shoes' order, for a restart to deal on from
+        self.checkpointer = self._checkpointer(settings, url)
         self.log_feed = LogFeed(self.store)
         self.hub = FeedHub(self.log_feed.with_roads)
         self.tables: dict[str, TableRuntime] = {}
@@ -118,6 +126,8 @@ class Studio:
         self._tasks: list[asyncio.Task[None]] = []
         self._log_watch: asyncio.Task[None] | None = None
         self.observers: list[Callable[[str, list[Logged]], None]] = []  # told what each command logged: metrics, logs
+        if self.checkpointer is not None:
+            self.observers.append(self.checkpointer.observe)
         self._rng = random.Random(settings.simulator_seed)
         configs = [load_table_config(path) for path in settings.table_files] or [load_table_config()]
         for config in configs:
@@ -133,6 +143,23 @@ class Studio:
             for name, role, password in DEMO_ACCOUNTS:
                 if name not in existing:
                     self.users.add_user(name, role, password)
+
+    def _checkpointer(self, settings: StudioSettings, url: str) -> Checkpointer | None:
+        """Signed checkpoints with the configured key; in demo mode without one, a key generated (once) beside the
+        database, and said so; otherwise none, and said so."""
+        folder = Path(settings.database).parent if "://" not in settings.database else Path("data")
+        key_file = settings.signing_key
+        if key_file is None and settings.demo:
+            key_file = folder / PRIVATE_NAME
+            if not key_file.exists():
+                generate_keys(folder)
+            log.warning("demo mode: checkpoints are signed with a key generated at %s (`studio keys generate` "
+                        "makes one for a real studio)", key_file)  # fmt: skip
+        if key_file is None:
+            log.warning("no signing key (--signing-key): the tables' heads are not checkpointed")
+            return None
+        store = CheckpointStore(url, settings.checkpoint_file or folder / "checkpoints.jsonl")
+        return Checkpointer(Signer(load_private_key(key_file)), store, self.clock, settings.checkpoint_minutes)
 
     def _table(self, config: TableConfig) -> TableRuntime:
         service = TableService(config.table_id, self.store, self.clock, config.procedure, self.hub)
@@ -177,6 +204,8 @@ class Studio:
     async def start(self) -> None:
         if self.forwarder is not None:
             self._tasks.append(asyncio.create_task(self.forwarder.run(), name="redis-forwarder"))
+        if self.checkpointer is not None:
+            self._tasks.append(asyncio.create_task(self.checkpointer.run(self._heads), name="checkpoints"))
         for runtime in self.tables.values():
             runtime.betting.settle_unsettled(self.store.read(runtime.table_id))
             if runtime.simulator is not None:
@@ -203,6 +232,12 @@ class Studio:
         self.wallets.close()
         self.chat.close()
         self.shoes.close()
+        if self.checkpointer is not None:
+            self.checkpointer.store.close()
+
+    def _heads(self) -> list[Record]:
+        """Each table's last logged record (for the checkpoints)."""
+        return [runtime.last_record for runtime in self.tables.values() if runtime.last_record is not None]
 
     # Commands.
 

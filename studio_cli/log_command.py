@@ -57,6 +57,15 @@ def register(commands: Any) -> None:
         default=[],
         help="feed messages (their log_head) or heads, one per line, each checked against the log",
     )
+    verify.add_argument(
+        "--checkpoints",
+        type=Path,
+        metavar="FILE",
+        help="a file of signed checkpoints (checkpoints.jsonl): each one's signature and head checked",
+    )
+    verify.add_argument(
+        "--public-key", type=Path, metavar="KEY", help="the public key the checkpoints were signed with"
+    )
     verify.set_defaults(run=run_verify)
     head = actions.add_parser("head", help="print each table's last seq and hash (TABLE:SEQ:HASH), to keep elsewhere")
     head.add_argument("db", metavar="DB")
@@ -93,6 +102,12 @@ def _head(text: str) -> Head:
 
 def run_verify(args: argparse.Namespace) -> int:
     heads = [*args.expect_head, *(head for path in args.witness for head in witness_heads(path))]
+    if (args.checkpoints is None) != (args.public_key is None):
+        raise StudioError("--checkpoints and --public-key go together: the file, and the key that signed it")
+    forged = 0
+    if args.checkpoints is not None:
+        signed, forged = checkpoint_heads(args.checkpoints, args.public_key)
+        heads += signed
     with _open(args.db) as store:
         streams = [args.table] if args.table else store.streams()
         if not streams:
@@ -114,7 +129,38 @@ def run_verify(args: argparse.Namespace) -> int:
             else:
                 bad += 1
                 print(f"TAMPERED  {problem}")
-    return EXIT_TAMPERED if bad else 0
+    return EXIT_TAMPERED if bad or forged else 0
+
+
+def checkpoint_heads(path: Path, public_key_file: Path) -> tuple[list[Head], int]:
+    """The heads of the checkpoints in `path` whose signature verifies with the key; and how many do not (each
+    printed)."""
+    from studio.domain.checkpoints import Checkpoint  # noqa: PLC0415 - the crypto library loads only when used
+    from studio.signing import load_public_key, verify  # noqa: PLC0415
+
+    key = load_public_key(public_key_file)
+    try:
+        lines = path.read_text(encoding="ascii").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise StudioError(f"{path}: cannot read the checkpoints: {error}") from None
+    heads, forged = [], 0
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            checkpoint = Checkpoint.from_line(line)
+        except ValueError as error:
+            forged += 1
+            print(f"TAMPERED  checkpoint line {number}: {error}")
+            continue
+        if not verify(checkpoint, key):
+            forged += 1
+            print(
+                f"TAMPERED  checkpoint line {number} ({checkpoint.head}): its signature does not verify with this key"
+            )
+            continue
+        heads.append(checkpoint.head)
+    return heads, forged
 
 
 def _record_at(store: SqlEventStore, stream: str, seq: int) -> Record | None:

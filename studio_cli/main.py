@@ -13,6 +13,7 @@ from studio_cli import (
     camera_command,
     db_command,
     feed_command,
+    keys_command,
     log_command,
     odds_command,
     roads_command,
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     odds_command.register(commands)
     simulate_command.register(commands)
     log_command.register(commands)
+    keys_command.register(commands)
     roads_command.register(commands)
     shoe_sim_command.register(commands)
     camera_command.register(commands)

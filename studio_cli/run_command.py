@@ -8,6 +8,7 @@ import logging.config
 from pathlib import Path
 from typing import Any
 
+from studio.domain.errors import StudioError
 from studio_cli.logs import FORMATS, logging_config
 
 HELP = "start the studio server (dealer console, pit boss, surveillance, results feed)"
@@ -37,6 +38,25 @@ def register(commands: Any) -> None:
     parser.add_argument("--no-demo", dest="demo", action="store_false", help="no demo accounts")
     parser.add_argument("--auto-deal", type=float, metavar="SECONDS", help="the simulated shoe deals by itself")
     parser.add_argument("--redis", metavar="URL", help="also publish the results feed to Redis for feed servers")
+    parser.add_argument(
+        "--signing-key",
+        type=Path,
+        metavar="FILE",
+        help="the Ed25519 key that signs checkpoints (studio keys generate; demo mode makes one)",
+    )
+    parser.add_argument(
+        "--checkpoint-minutes",
+        type=float,
+        default=10.0,
+        metavar="N",
+        help="checkpoint a table whose log grows at least every N minutes (and at each shoe's end)",
+    )
+    parser.add_argument(
+        "--checkpoint-file",
+        type=Path,
+        metavar="FILE",
+        help="append checkpoints here too, to ship off-site (default: beside the database)",
+    )
     parser.add_argument("--log-format", choices=FORMATS, default="text",
                         help="log lines as text (for a terminal, the default) or JSON objects, one a line")  # fmt: skip
     parser.set_defaults(run=run)
@@ -53,7 +73,11 @@ def run(args: argparse.Namespace) -> int:
     logging.config.dictConfig(log_config)  # the studio's own lines, from here on; uvicorn applies it again
     # On a terminal these go to stdout as they are; in JSON every line of the output is an object.
     say = print if args.log_format == "text" else logging.getLogger("studio_cli.run").info
-    settings = StudioSettings(args.database, tuple(args.table), args.demo, args.auto_deal, redis_url=args.redis)
+    if args.checkpoint_minutes <= 0:
+        raise StudioError(f"--checkpoint-minutes must be positive, not {args.checkpoint_minutes}")
+    settings = StudioSettings(args.database, tuple(args.table), args.demo, args.auto_deal, redis_url=args.redis,
+                              signing_key=args.signing_key, checkpoint_minutes=args.checkpoint_minutes,
+                              checkpoint_file=args.checkpoint_file)  # fmt: skip
     app = create_app(settings)  # configuration errors surface here, before the server starts
     url = f"http://{args.host}:{args.port}"
     say(f"Studio on {url} — dealer console {url}/static/console.html, API docs {url}/docs")

@@ -13,16 +13,11 @@ from alembic import context
 from sqlalchemy.engine import Connection, make_url
 from sqlmodel import SQLModel
 
-from studio import chat_store, simulated_shoes, store_sql, users, wallets
+from studio import chat_store, signing, simulated_shoes, store_sql, users, wallets
 from studio.database import WRITE_OPTION, open_engine
 
-TABLES = (
-    chat_store,
-    simulated_shoes,
-    store_sql,
-    users,
-    wallets,
-)  # each module declares its tables on SQLModel's metadata
+# Each module declares its tables on SQLModel's metadata.
+TABLES = (chat_store, signing, simulated_shoes, store_sql, users, wallets)
 
 
 def run(connection: Connection) -> None:
