@@ -36,14 +36,20 @@ def keys(tmp_path: Path) -> tuple[Path, Path]:
     return tmp_path / "keys" / "studio-signing-key.pem", tmp_path / "keys" / "studio-signing-key.pub.pem"
 
 
-def checkpointed_shoe(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A shoe dealt into a SQLite log, checkpointed at its end as the running studio does; (db, file, public key)."""
-    private, public = keys(tmp_path)
+def dealt_shoe(tmp_path: Path) -> tuple[Path, SqlEventStore]:
+    """A shoe dealt into a SQLite log: the file, and the store open on it."""
     db = tmp_path / "studio.db"
     store = SqlEventStore(f"sqlite:///{db}")
     sim = simulation(store, T0, table_id="T1")
     for _ in sim.deal_shoe(seeded_shoe(8, random.Random(3))):
         pass
+    return db, store
+
+
+def checkpointed_shoe(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A shoe dealt into a SQLite log, checkpointed at its end as the running studio does; (db, file, public key)."""
+    private, public = keys(tmp_path)
+    db, store = dealt_shoe(tmp_path)
     file = tmp_path / "checkpoints.jsonl"
     checkpoints = CheckpointStore(f"sqlite:///{db}", file)
     head = list(store.read("T1"))[-1]
@@ -106,11 +112,7 @@ def test_a_forged_or_altered_checkpoint_or_another_key_is_caught(
 
 def test_a_shoe_end_is_checkpointed_at_once_and_a_growing_log_on_an_interval(tmp_path: Path) -> None:
     private, public = keys(tmp_path)
-    db = tmp_path / "studio.db"
-    store = SqlEventStore(f"sqlite:///{db}")
-    sim = simulation(store, T0, table_id="T1")
-    for _ in sim.deal_shoe(seeded_shoe(8, random.Random(3))):
-        pass
+    db, store = dealt_shoe(tmp_path)
     records = list(store.read("T1"))
     checkpoints = CheckpointStore(f"sqlite:///{db}", tmp_path / "checkpoints.jsonl")
     waits: list[float] = []

@@ -48,10 +48,17 @@ def studio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StudioSe
     folder = tmp_path_factory.mktemp("studio")
     table = folder / "t1.toml"
     table.write_text(TABLE_TOML)
+    with running_studio(folder, table) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def running_studio(folder: Path, table_file: Path) -> Iterator[StudioServer]:
+    """`studio run` on a free port with `folder/studio.db` and `table_file`, until the block ends."""
     port = _free_port()
     log = folder / "server.log"
     command = [sys.executable, "-m", "studio_cli.main", "run", "--port", str(port),
-               "--database", str(folder / "studio.db"), "--table", str(table)]  # fmt: skip
+               "--database", str(folder / "studio.db"), "--table", str(table_file)]  # fmt: skip
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ))
     url = f"http://127.0.0.1:{port}"

@@ -11,13 +11,7 @@ The table's card source is the camera's in-memory twin, with the camera's eviden
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import re
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +28,8 @@ from studio.settings import load_table_config
 from studio.store_sql import SqlEventStore
 from studio.supervisor import command_for
 from studio.table_service import TableService
-from tests.browser.conftest import _free_port, _log_tail
-from tests.browser.support import REPO, StudioServer, assert_no_js_errors, screenshot, sign_in
+from tests.browser.conftest import running_studio
+from tests.browser.support import StudioServer, assert_no_js_errors, screenshot, sign_in
 from tests.camera.render import table as render_table
 from tests.server.conftest import T0
 
@@ -83,32 +77,8 @@ def evidence_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Eviden
     table_file = folder / "t1.toml"
     table_file.write_text(TABLE.format(evidence=evidence))
     game_id, altered_seq = seed_log(folder, table_file, evidence)
-    port = _free_port()
-    log = folder / "server.log"
-    command = [sys.executable, "-m", "studio_cli.main", "run", "--port", str(port),
-               "--database", str(folder / "studio.db"), "--table", str(table_file)]  # fmt: skip
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ))
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the studio server exited with {process.returncode}:\n{_log_tail(log)}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/static/index.html", timeout=1) as answer:
-                if answer.status == 200:
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"the studio server did not answer within 30 s:\n{_log_tail(log)}")
-            time.sleep(0.1)
-        yield EvidenceStudio(StudioServer(url, log), game_id, altered_seq)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with running_studio(folder, table_file) as server:
+        yield EvidenceStudio(server, game_id, altered_seq)
 
 
 def seed_log(folder: Path, table_file: Path, evidence: Path) -> tuple[str, int]:
