@@ -14,7 +14,8 @@ import os
 import random
 import tempfile
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,8 @@ class TableRuntime:
     suspension_seq: int | None = None  # the seq of the last TableSuspended record (its read's evidence is served)
     settlement_pending: str | None = None  # why a logged result or void could not be settled yet (database down)
     last_record: Record | None = None  # the table's head, as this process last saw it (for the checkpoints)
+    # The table's writer: its commands' writes, one after the other, off the event loop (`Studio.submit`).
+    writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="table"))
     version: int = 0
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -193,9 +196,9 @@ class Studio:
         shoe = seeded_shoe(config.procedure.decks, self._rng)
         return ShoeSimulator(shoe, "smart-shoe", device=PtyDevice(link=link))
 
-    def _handler(self, table_id: str) -> Callable[[c.Command], list[Logged]]:
-        def handle(command: c.Command) -> list[Logged]:
-            return self.handle(table_id, command)
+    def _handler(self, table_id: str) -> Callable[[c.Command], Awaitable[list[Logged]]]:
+        async def handle(command: c.Command) -> list[Logged]:
+            return await self.submit(table_id, command)
 
         return handle
 
@@ -225,6 +228,7 @@ class Studio:
         for runtime in self.tables.values():
             if runtime.simulator is not None:
                 runtime.simulator.stop()
+            runtime.writer.shutdown(wait=True)
         if self.forwarder is not None:
             await self.forwarder.close()
         self.store.close()
@@ -241,16 +245,42 @@ class Studio:
 
     # Commands.
 
-    def handle(self, table_id: str, command: c.Command) -> list[Logged]:
-        """Apply a command to a table (raising `ProcedureError` if the procedure refuses it, `LogUnavailable` if the
-        log cannot be written) and wake its consoles."""
+    async def submit(self, table_id: str, command: c.Command) -> list[Logged]:
+        """Apply a command to a table as `handle` does, with its writes (the log, then the ledger's settlement) on the
+        table's own writer thread, one command after the other: a slow or locked database holds up that table's
+        commands only, never the event loop, where every console and feed subscriber is served."""
         runtime = self.tables[table_id]
+        loop = asyncio.get_running_loop()
         try:
-            logged = runtime.service.handle(command)
+            logged, settled = await loop.run_in_executor(runtime.writer, self._write, runtime, command)
         except LogUnavailable:
             self._log_trouble(runtime)
             raise
-        settled = self._settle(runtime, logged)
+        self._published(runtime, logged, settled)
+        return logged
+
+    def handle(self, table_id: str, command: c.Command) -> list[Logged]:
+        """Apply a command to a table (raising `ProcedureError` if the procedure refuses it, `LogUnavailable` if the
+        log cannot be written) and wake its consoles, on the caller's thread (`submit` writes off the event loop)."""
+        runtime = self.tables[table_id]
+        try:
+            logged, settled = self._write(runtime, command)
+        except LogUnavailable:
+            self._log_trouble(runtime)
+            raise
+        self._published(runtime, logged, settled)
+        return logged
+
+    def _write(self, runtime: TableRuntime, command: c.Command) -> tuple[list[Logged], list[bool]]:
+        """The command's writes: the log, then the settlement of a round it closed (safe on any one thread)."""
+        logged = runtime.service.handle(command)
+        return logged, self._settle(runtime, logged)
+
+    def _published(self, runtime: TableRuntime, logged: list[Logged], settled: list[bool]) -> None:
+        """On the event loop, once logged: consoles, observers, the simulated shoe and the settlements' readers."""
+        table_id = runtime.table_id
+        if runtime.settlement_pending is not None:
+            self._log_trouble(runtime)
         for entry in logged:
             runtime.follow(entry.record)
         for observe in self.observers:
@@ -261,7 +291,6 @@ class Studio:
             self._follow_with_simulator(runtime, logged)
         runtime.version += 1
         asyncio.get_running_loop().create_task(self._notify(runtime))
-        return logged
 
     def _settle(self, runtime: TableRuntime, logged: list[Logged]) -> list[bool]:
         """Settle the rounds a result or void closes, once; if the ledger cannot be written, the round waits in the
@@ -271,8 +300,7 @@ class Studio:
         except StoreError as error:
             runtime.settlement_pending = str(error).splitlines()[0]
             log.error("table %s: settlement waits for the database: %s", runtime.table_id, runtime.settlement_pending)
-            self._log_trouble(runtime)
-            return []
+            return []  # the watch settles it when the database answers (`_published` starts it)
 
     def _log_trouble(self, runtime: TableRuntime) -> None:
         """The log or the ledger did not answer: consoles show it, and the watch retries until they do."""
@@ -378,4 +406,4 @@ class Studio:
                 and self.clock.now() >= state.round.closes_at
             ):
                 with contextlib.suppress(ProcedureError, StoreError):  # closed meanwhile, or the log is down: later
-                    self.handle(runtime.table_id, c.CloseBetting(Actor(Role.DEALER, "auto")))
+                    await self.submit(runtime.table_id, c.CloseBetting(Actor(Role.DEALER, "auto")))

@@ -17,6 +17,7 @@ Rules held here:
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -33,7 +34,7 @@ from studio.sources import CardSource, SourceError, SourceHealth, SourceState
 
 log = logging.getLogger(__name__)
 
-Handle = Callable[[c.Command], object]  # TableService.handle
+Handle = Callable[[c.Command], object]  # TableService.handle, or a coroutine function such as Studio.submit
 Sleep = Callable[[float], Awaitable[None]]
 StateListener = Callable[[str, SourceHealth], None]
 
@@ -98,7 +99,9 @@ class Supervisor:
     async def _tell_table(self, command: c.Command, report: DeviceReport | None = None) -> None:
         while True:
             try:
-                self.handle(command)
+                done = self.handle(command)
+                if inspect.isawaitable(done):  # the table writes off the event loop: wait for it, not the loop
+                    await done
                 return
             except ProcedureError as error:
                 log.warning("table refused %s: %s", type(command).__name__, error)

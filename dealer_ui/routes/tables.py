@@ -30,10 +30,10 @@ def view(request: Request, runtime: TableRuntime) -> dict[str, Any]:
     return console_view(studio_of(request), runtime)
 
 
-def apply(request: Request, table_id: str, command: c.Command) -> dict[str, Any]:
+async def apply(request: Request, table_id: str, command: c.Command) -> dict[str, Any]:
     runtime = runtime_of(request, table_id)
     try:
-        logged = studio_of(request).handle(table_id, command)
+        logged = await studio_of(request).submit(table_id, command)
     except ProcedureError as error:
         detail = {"phase": error.phase, "command": error.command, "reason": error.reason,
                   "expected": list(error.expected), "message": str(error)}  # fmt: skip
@@ -103,42 +103,42 @@ def card_of(code: str) -> Card:
 
 @router.post("/api/tables/{table_id}/shuffle")
 async def confirm_shuffle(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
-    return apply(request, table_id, c.ConfirmShuffle(who.actor))
+    return await apply(request, table_id, c.ConfirmShuffle(who.actor))
 
 
 @router.post("/api/tables/{table_id}/cut")
 async def place_cut_card(
     table_id: str, body: CutCard, request: Request, who: Principal = Depends(dealer)
 ) -> dict[str, Any]:
-    return apply(request, table_id, c.PlaceCutCard(who.actor, body.cards_in_front))
+    return await apply(request, table_id, c.PlaceCutCard(who.actor, body.cards_in_front))
 
 
 @router.post("/api/tables/{table_id}/open-betting")
 async def open_betting(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
-    return apply(request, table_id, c.OpenBetting(who.actor))
+    return await apply(request, table_id, c.OpenBetting(who.actor))
 
 
 @router.post("/api/tables/{table_id}/close-betting")
 async def close_betting(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
-    return apply(request, table_id, c.CloseBetting(who.actor))
+    return await apply(request, table_id, c.CloseBetting(who.actor))
 
 
 @router.post("/api/tables/{table_id}/dealer-change")
 async def dealer_change(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
     """The signed-in dealer takes over the table (1 card is burned before the next round)."""
-    return apply(request, table_id, c.ChangeDealer(who.actor, str(who.actor)))
+    return await apply(request, table_id, c.ChangeDealer(who.actor, str(who.actor)))
 
 
 @router.post("/api/tables/{table_id}/cut-card-out")
 async def cut_card_out(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
-    return apply(request, table_id, c.ReportCutCard(who.actor, "dealer"))
+    return await apply(request, table_id, c.ReportCutCard(who.actor, "dealer"))
 
 
 @router.post("/api/tables/{table_id}/declare-error")
 async def declare_error(
     table_id: str, body: DeclaredError, request: Request, who: Principal = Depends(dealer)
 ) -> dict[str, Any]:
-    return apply(request, table_id, c.DeclareError(who.actor, body.kind, body.detail))
+    return await apply(request, table_id, c.DeclareError(who.actor, body.kind, body.detail))
 
 
 @router.post("/api/tables/{table_id}/card", responses=BAD_INPUT)
@@ -146,7 +146,7 @@ async def key_in_card(
     table_id: str, body: KeyedCard, request: Request, who: Principal = Depends(dealer)
 ) -> dict[str, Any]:
     """A card keyed in by hand (a reader is down): it enters the table like any read."""
-    return apply(request, table_id, c.DrawCard(who.actor, c.CardRead(card_of(body.card), "keyed", None, 1.0)))
+    return await apply(request, table_id, c.DrawCard(who.actor, c.CardRead(card_of(body.card), "keyed", None, 1.0)))
 
 
 @router.post("/api/tables/{table_id}/simulator/draw")
@@ -161,21 +161,21 @@ async def draw_from_simulated_shoe(table_id: str, request: Request, _: Principal
 async def correct_card(
     table_id: str, body: Correction, request: Request, who: Principal = Depends(pit_boss)
 ) -> dict[str, Any]:
-    return apply(request, table_id, c.CorrectCard(who.actor, body.position, card_of(body.card), body.reason))
+    return await apply(request, table_id, c.CorrectCard(who.actor, body.position, card_of(body.card), body.reason))
 
 
 @router.post("/api/tables/{table_id}/continue")
 async def continue_play(
     table_id: str, body: Reason, request: Request, who: Principal = Depends(pit_boss)
 ) -> dict[str, Any]:
-    return apply(request, table_id, c.ContinuePlay(who.actor, body.reason))
+    return await apply(request, table_id, c.ContinuePlay(who.actor, body.reason))
 
 
 @router.post("/api/tables/{table_id}/void")
 async def void_round(
     table_id: str, body: RequiredReason, request: Request, who: Principal = Depends(pit_boss)
 ) -> dict[str, Any]:
-    return apply(request, table_id, c.VoidRound(who.actor, body.reason))
+    return await apply(request, table_id, c.VoidRound(who.actor, body.reason))
 
 
 @router.post("/api/tables/{table_id}/close")
@@ -183,12 +183,12 @@ async def close_table(
     table_id: str, body: RequiredReason, request: Request, who: Principal = Depends(pit_boss)
 ) -> dict[str, Any]:
     """No round opens until a pit boss opens the table again (allowed between rounds or shoes)."""
-    return apply(request, table_id, c.CloseTable(who.actor, body.reason))
+    return await apply(request, table_id, c.CloseTable(who.actor, body.reason))
 
 
 @router.post("/api/tables/{table_id}/open")
 async def open_table(table_id: str, request: Request, who: Principal = Depends(pit_boss)) -> dict[str, Any]:
-    return apply(request, table_id, c.OpenTable(who.actor))
+    return await apply(request, table_id, c.OpenTable(who.actor))
 
 
 @router.websocket("/ws/tables/{table_id}")
