@@ -1,40 +1,56 @@
 """A table's writes run on its own writer thread, never on the event loop (issue 13): while another process holds the
-SQLite database's write lock, the command waits, and every console and feed reader keeps its answers meanwhile."""
+SQLite database's write lock, the table's command waits, and every console and feed subscriber keeps its answers."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
 from tests.server.conftest import Desk
 
+ANSWER_WITHIN = 1.0  # seconds; the lock is held for longer, and the answers must all come while it is
+
 
 def test_a_locked_database_holds_up_the_command_not_the_consoles(
     desk: Desk, client: TestClient, game_server: dict[str, str], tmp_path: Path
 ) -> None:
+    desk.to_ready()
+    desk.to_dealing()  # the feed has the round's opening and "no more bets" to give a subscriber
     before = desk.seq
     lock = sqlite3.connect(tmp_path / "s.db", timeout=1)
     lock.execute("BEGIN IMMEDIATE")  # another writer holds the database (as a backup tool or a stuck process would)
     answers: list[Response] = []
-    shuffle = threading.Thread(target=lambda: answers.append(desk.post("shuffle")))
-    shuffle.start()
+    card = threading.Thread(target=lambda: answers.append(desk.post("card", json={"card": "2H"})))
+    card.start()
     try:
         time.sleep(0.3)  # let the command reach the database and wait there for the lock
-        assert shuffle.is_alive() and desk.seq == before  # the command waits for the database...
-        for _ in range(5):  # ... and the consoles and the results feed answer all the while
+        assert card.is_alive() and desk.seq == before  # the command waits for the database...
+
+        def answered(ask: Callable[[], Any], after: float = 0.0) -> Any:  # ... while the consoles and feed answer
             started = time.monotonic()
-            assert client.get("/api/tables/T1", headers=desk.dealer).status_code == 200
-            assert client.get("/api/feed/T1", headers=game_server).status_code == 200
-            assert time.monotonic() - started < 1.0  # not held up by the lock (it is held for seconds more)
-        assert shuffle.is_alive()  # all of this happened while the write still waited
+            answer = ask()
+            assert time.monotonic() - started < after + ANSWER_WITHIN
+            return answer
+
+        with client.websocket_connect("/ws/tables/T1", headers=desk.dealer) as console:
+            assert answered(console.receive_json)["phase"] == "dealing"  # the view at once
+            assert answered(console.receive_json, after=1.0)["phase"] == "dealing"  # the timer's tick, a second on
+        with client.websocket_connect("/ws/feed/T1?after=0", headers=game_server) as feed:
+            assert answered(feed.receive_json)["type"] == "round_opened"  # its backlog, read from the log
+        for _ in range(3):
+            assert answered(lambda: client.get("/api/tables/T1", headers=desk.dealer)).status_code == 200
+            assert answered(lambda: client.get("/api/feed/T1", headers=game_server)).status_code == 200
+        assert card.is_alive()  # all of this happened while the write still waited
     finally:
         lock.rollback()
         lock.close()
-        shuffle.join(timeout=15)
-    assert [response.status_code for response in answers] == [200]  # once the lock is gone, the command is logged
+        card.join(timeout=15)
+    assert [response.status_code for response in answers] == [200]  # once the lock is gone, the card is logged
     assert desk.seq == before + 1
