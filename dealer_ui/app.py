@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from dealer_ui import table_log
+from dealer_ui.body_limit import BodyLimit
 from dealer_ui.metrics import StudioMetrics
 from dealer_ui.routes import bets, chat, evidence, feed, health, session, surveillance, tables
 from dealer_ui.runtime import Studio, StudioSettings
@@ -55,6 +56,7 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
     for module in (session, tables, bets, chat, feed, surveillance, evidence, health):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(BodyLimit)  # 413 for a body over 64 KB, before anything parses it
 
     @app.exception_handler(StoreError)
     async def database_unavailable(request: Request, error: Exception) -> JSONResponse:

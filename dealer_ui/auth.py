@@ -33,7 +33,9 @@ def principal_from(users: UserStore, headers: dict[str, str] | object, cookies: 
 def current_principal(request: Request) -> Principal:
     principal = principal_from(_users(request), request.headers, request.cookies)
     if principal is None:
-        raise HTTPException(401, "sign in first", headers={"WWW-Authenticate": "Bearer"})
+        # A game server that sent a key is told its key is wrong; a person, to sign in.
+        reason = "invalid API key" if request.headers.get("x-api-key") else "sign in first"
+        raise HTTPException(401, reason, headers={"WWW-Authenticate": "Bearer"})
     return principal
 
 

@@ -15,6 +15,7 @@ from prometheus_client import CollectorRegistry, ProcessCollector
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
+from dealer_ui.body_limit import BodyLimit
 from dealer_ui.redis_feed import RedisFeedServer
 from dealer_ui.routes import feed
 from studio.clock import SystemClock
@@ -66,6 +67,7 @@ def create_feed_app(database_url: str, redis_url: str, clock: Clock | None = Non
     app.state.feed = server
     app.state.users = users
     app.include_router(feed.router)
+    app.add_middleware(BodyLimit)  # 413 for a body over 64 KB, as the studio's own server
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:

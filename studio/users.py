@@ -158,6 +158,12 @@ class UserStore:
             session.commit()
         return key
 
+    def api_keys(self) -> list[tuple[str, str]]:
+        """Each game server's keys: (name, when it was made), oldest first. The keys themselves are not kept."""
+        with Session(self._engine) as session:
+            rows = session.exec(select(ApiKey).order_by(ApiKey.created_at, ApiKey.name))
+            return [(row.name, row.created_at) for row in rows]
+
     def principal_for_api_key(self, key: str) -> Principal | None:
         with Session(self._engine) as session:
             found = session.get(ApiKey, _digest(key))

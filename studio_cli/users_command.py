@@ -67,6 +67,8 @@ def run_list(args: argparse.Namespace) -> int:
     try:
         for principal in users.users():
             print(f"{principal.name:<24} {principal.role.value}")
+        for name, created in users.api_keys():
+            print(f"{name:<24} game_server (API key made {created})")
     finally:
         users.close()
     return 0
