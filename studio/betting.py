@@ -58,9 +58,6 @@ class BettingService:
         if state.phase is not Phase.BETTING_OPEN or state.round is None or self.clock.now() >= state.round.closes_at:
             raise BettingClosed
         game_id = state.round.game_id
-        held = self.wallets.bank_held_by(player_id) if player_id is not None else None
-        if held is not None and held != self.table_id:
-            raise BetRejected("bet", 0, f"{player_id} holds the bank at {held} and cannot bet while holding it")
         if self.player_banker:
             seat = self.wallets.banker(self.table_id)
             if seat is None:

@@ -212,6 +212,10 @@ class WalletStore:
                 raise BetRejected(bet.bet_type.value, bet.stake, f"no wallet for player {bet.player_id!r}")
             if wallet.balance < bet.stake:
                 raise BetRejected(bet.bet_type.value, bet.stake, f"balance {wallet.balance} is less than the stake")
+            held = conn.execute(select(_SEAT.c.table_id).where(_SEAT.c.player_id == bet.player_id)).scalar()
+            if held is not None:  # a bank's balance answers for its bets: its holder does not bet anywhere meanwhile
+                reason = f"{bet.player_id} holds the bank at {held} and cannot bet while holding it"
+                raise BetRejected(bet.bet_type.value, bet.stake, reason)
             if bank is not None:
                 self._check_cover(conn, bet, bank)
             now = self._now()
@@ -300,12 +304,6 @@ class WalletStore:
         with self._engine.connect() as conn:
             row = conn.execute(select(_SEAT).where(_SEAT.c.table_id == table_id)).first()
         return None if row is None else dict(row._mapping)
-
-    def bank_held_by(self, player_id: str) -> str | None:
-        """The table where the player holds the bank, if any."""
-        with self._engine.connect() as conn:
-            value = conn.execute(select(_SEAT.c.table_id).where(_SEAT.c.player_id == player_id)).scalar()
-        return None if value is None else str(value)
 
     def take_bank(self, table_id: str, player_id: str, game_server: str, auto_approve: bool, required: int) -> None:
         with self._writer.begin() as conn:

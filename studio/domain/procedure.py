@@ -349,24 +349,23 @@ def _read_of(command: c.Command) -> c.CardRead:
     return command.read
 
 
-def _burn_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
-    """A card due for the burn: burned, unless the read is unusable (then the table suspends)."""
+def _due_read(state: TableState, command: c.Command,
+              take: Callable[[TableState, c.CardRead, Card], list[e.Event]]) -> list[e.Event]:  # fmt: skip
+    """A card that is due: taken (burned or dealt), unless the read is unusable (then the table suspends)."""
     read = _read_of(command)
     problem = _read_problem(state, read)
     if problem is not None:
         return [_suspend(state, *problem, read)]
     assert read.card is not None
-    return _burn_card(state, read, read.card)
+    return take(state, read, read.card)
+
+
+def _burn_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    return _due_read(state, command, _burn_card)
 
 
 def _deal_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
-    """A card due for the deal: dealt where the rules say, unless the read is unusable (then the table suspends)."""
-    read = _read_of(command)
-    problem = _read_problem(state, read)
-    if problem is not None:
-        return [_suspend(state, *problem, read)]
-    assert read.card is not None
-    return _deal_card(state, read, read.card)
+    return _due_read(state, command, _deal_card)  # where the rules say
 
 
 def _card_while_betting(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
