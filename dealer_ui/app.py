@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from dealer_ui import table_log
 from dealer_ui.body_limit import BodyLimit
 from dealer_ui.metrics import StudioMetrics
-from dealer_ui.routes import bets, chat, evidence, feed, health, session, surveillance, tables
+from dealer_ui.routes import bets, chat, evidence, feed, health, public, session, surveillance, tables
 from dealer_ui.runtime import Studio, StudioSettings
 from studio.domain.records import StoreError
 from studio.ports import Clock
@@ -53,7 +53,7 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
     app.state.feed = studio  # the results feed of this process's own tables
     app.state.users = studio.users
     app.state.metrics = metrics
-    for module in (session, tables, bets, chat, feed, surveillance, evidence, health):
+    for module in (session, tables, bets, chat, feed, public, surveillance, evidence, health):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(BodyLimit)  # 413 for a body over 64 KB, before anything parses it

@@ -33,6 +33,7 @@ from studio.chat_store import ChatStore
 from studio.clock import SystemClock
 from studio.domain import commands as c
 from studio.domain.errors import ConfigError, ProcedureError
+from studio.domain.feed import FEED_KINDS, TABLE_NOTICES, chat_notice, feed_message
 from studio.domain.log_views import RoundIndex
 from studio.domain.procedure import Phase, TableState
 from studio.domain.reconcile import Reconciler
@@ -59,6 +60,7 @@ AUTO_DEAL_PATIENCE = 5.0  # seconds the simulated dealer waits for a drawn card 
 
 DEMO_ACCOUNTS = [("dealer", Role.DEALER, "dealer"), ("pitboss", Role.PIT_BOSS, "pitboss"),
                  ("surveillance", Role.SURVEILLANCE, "surveillance"), ("admin", Role.ADMIN, "admin")]  # fmt: skip
+DEMO_DEALER_NAME = "Dana"  # the demo dealer's display name, as players are shown it
 
 
 @dataclass
@@ -74,6 +76,45 @@ class StudioSettings:
     checkpoint_file: Path | None = None  # default: checkpoints.jsonl beside the SQLite file (or in data/)
 
 
+class StudioPublisher:
+    """What the tables publish (`TableService`'s publisher), handed on from a table's writer thread: the table-state
+    notices posted to the table's chat (there, since that writes to the database), then the records to the feed hub
+    on the event loop's thread, in order (the hub's queues belong to the loop)."""
+
+    def __init__(self, hub: FeedHub, chat: ChatStore) -> None:
+        self.hub = hub
+        self.chat = chat
+        self.loop: asyncio.AbstractEventLoop | None = None  # the studio's event loop, once started
+
+    def publish(self, records: Sequence[Record]) -> None:
+        self._post_notices(records)
+        loop = self.loop
+        if loop is None or _running_loop() is loop:
+            self.hub.publish(records)
+        else:
+            loop.call_soon_threadsafe(self.hub.publish, list(records))
+
+    def _post_notices(self, records: Sequence[Record]) -> None:
+        for record in records:
+            if FEED_KINDS.get(record.kind) not in TABLE_NOTICES:
+                continue
+            message = feed_message(record)
+            text = None if message is None else chat_notice(message)
+            if text is None:
+                continue
+            try:
+                self.chat.notice(record.stream, text)
+            except StoreError as error:  # the chat is a courtesy: the log and the feed already hold the fact
+                log.warning("table %s: the chat notice for seq %d was not posted: %s", record.stream, record.seq, error)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 @dataclass(eq=False)
 class TableRuntime:
     config: TableConfig
@@ -87,6 +128,7 @@ class TableRuntime:
     suspension_seq: int | None = None  # the seq of the last TableSuspended record (its read's evidence is served)
     settlement_pending: str | None = None  # why a logged result or void could not be settled yet (database down)
     last_record: Record | None = None  # the table's head, as this process last saw it (for the checkpoints)
+    dealer_name: str | None = None  # the dealer's display name, as players are shown it (None: none set)
     # The table's writer: its commands' writes, one after the other, off the event loop (`Studio.submit`).
     writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="table"))
     version: int = 0
@@ -105,6 +147,8 @@ class TableRuntime:
             self.last_void = {**record.data, "by": record.actor, "at": record.at.isoformat()}
         elif record.kind == "TableSuspended":
             self.suspension_seq = record.seq
+        elif record.kind == "DealerChanged":
+            self.dealer_name = record.data.get("display_name")
 
     @property
     def source_states(self) -> dict[str, SourceHealth]:
@@ -124,6 +168,7 @@ class Studio:
         self.checkpointer = self._checkpointer(settings, url)
         self.log_feed = LogFeed(self.store)
         self.hub = FeedHub(self.log_feed.with_roads)
+        self.publisher = StudioPublisher(self.hub, self.chat)
         self.tables: dict[str, TableRuntime] = {}
         self.settled = asyncio.Condition()  # game servers' outcome streams wait on this
         self._tasks: list[asyncio.Task[None]] = []
@@ -145,7 +190,7 @@ class Studio:
             existing = {user.name for user in self.users.users()}
             for name, role, password in DEMO_ACCOUNTS:
                 if name not in existing:
-                    self.users.add_user(name, role, password)
+                    self.users.add_user(name, role, password, DEMO_DEALER_NAME if role is Role.DEALER else None)
 
     def _checkpointer(self, settings: StudioSettings, url: str) -> Checkpointer | None:
         """Signed checkpoints with the configured key; in demo mode without one, a key generated (once) beside the
@@ -165,7 +210,7 @@ class Studio:
         return Checkpointer(Signer(load_private_key(key_file)), store, self.clock, settings.checkpoint_minutes)
 
     def _table(self, config: TableConfig) -> TableRuntime:
-        service = TableService(config.table_id, self.store, self.clock, config.procedure, self.hub)
+        service = TableService(config.table_id, self.store, self.clock, config.procedure, self.publisher)
         simulator = None
         try:
             sources = [create_source(s.source_id, s.driver, s.options, self.clock) for s in config.sources]
@@ -205,6 +250,7 @@ class Studio:
     # Lifecycle.
 
     async def start(self) -> None:
+        self.publisher.loop = asyncio.get_running_loop()
         if self.forwarder is not None:
             self._tasks.append(asyncio.create_task(self.forwarder.run(), name="redis-forwarder"))
         if self.checkpointer is not None:

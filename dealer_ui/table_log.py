@@ -1,7 +1,8 @@
 """Log lines for what an operator watching the studio's log needs to see: a table suspended and why, resumed, a round
-voided and by whom, a card corrected, a table closed or opened, a shoe ended (with its composition check), each
-round's result. One line per logged record of those kinds, with `table`, `game_id` (when the record names a round),
-`actor` and `seq` as structured fields (`extra`), so a JSON log can be searched by table or game number.
+voided and by whom, a card corrected, a table closed or opened, an early shuffle ordered, decks inspected or replaced,
+a shoe ended (why, and its composition check), each round's result. One line per logged record of those kinds, with
+`table`, `game_id` (when the record names a round), `actor` and `seq` as structured fields (`extra`), so a JSON log can
+be searched by table or game number.
 
 These lines describe; the event log proves. Card-by-card detail stays in the log (`studio log show`) and in the
 metrics; source state changes are logged by the supervisor.
@@ -66,11 +67,26 @@ def describe(record: Record) -> tuple[int, str] | None:
             )
         case "DealerChanged":
             return logging.INFO, f"table {record.stream}: dealer {data['dealer']} took over"
+        case "ShuffleOrdered":
+            return logging.INFO, (
+                f"table {record.stream}: early shuffle of shoe {data['shoe']} ordered by {data['by']}: {data['reason']}"
+            )
+        case "DecksInspected":
+            return logging.INFO, (
+                f"table {record.stream}: decks of shoe {data['shoe']} inspected ({data['stage']}) by {data['dealer']}, "
+                f"approved by {data['approved_by']}"
+            )
+        case "DeckReplaced":
+            return logging.WARNING, (
+                f"table {record.stream}: deck {data['deck']} replaced by {data['by']} at the {data['stage']} "
+                f"inspection of shoe {data['shoe']}: {data['reason']}"
+            )
         case "ShoeEnded":
             ok = data["composition_ok"]
             check = "composition checked" if ok else f"composition WRONG: {data['composition_detail']}"
+            why = " (early shuffle)" if data.get("reason") == "early_shuffle" else ""
             return logging.INFO if ok else logging.ERROR, (
-                f"table {record.stream}: shoe {data['shoe']} ended after {data['rounds']} rounds "
+                f"table {record.stream}: shoe {data['shoe']} ended{why} after {data['rounds']} rounds "
                 f"({data['voids']} voided, {data['corrections']} corrections); {check}"
             )
         case "RoundCompleted":

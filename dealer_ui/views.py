@@ -9,7 +9,7 @@ from dealer_ui.evidence import url_of as evidence_url
 from dealer_ui.runtime import Studio, TableRuntime
 from studio.domain.console import NextAction, betting_light, next_action
 from studio.domain.events import RoundCompleted
-from studio.domain.procedure import TableState
+from studio.domain.procedure import TableState, inspection_due
 from studio.domain.records import StoreError
 from studio.domain.rules import hand_total
 
@@ -64,6 +64,7 @@ def table_view(
     if log_down is not None:  # nothing can be logged: the procedure's next step waits for the database
         action = NextAction("wait", "Stop dealing: the log is unavailable", LOG_DOWN_DETAIL)
         light = "red"
+    due = inspection_due(state)
     suspension = None
     if state.suspension is not None:
         read = state.suspension.read
@@ -95,6 +96,7 @@ def table_view(
         "cut_position": state.cut_position,
         "last_hand_round": state.last_round,
         "burn": None if state.burn is None else {"reason": state.burn.reason, "remaining": state.burn.remaining},
+        "inspection": None if due is None else {"stage": due[0].value, "shoe": due[1]},  # waiting for a pit boss
         "round": _round(state),
         "last_result": None if state.last_result is None else result_view(state.last_result),
         "last_void": runtime.last_void,

@@ -5,11 +5,14 @@ Rules held here:
 - Bets are taken only while betting is open and its timer runs: "no more bets" comes before the first card, so
   every bet is committed before any card is drawn. A late bet is rejected with that reason.
 - Each bet is checked against the table's limits (per player and bet type, for the round: the sum of their stakes
-  on that type), the under-minimum policy, and the player's balance.
+  on that type), the under-minimum and over-maximum policies, at most `max_bets_per_area` bets per area (seed 000
+  §2.1.1), the player's own maximum (seed 004), and the player's balance, all in the transaction that places it
+  (`WalletStore.place_all`). Bets asked for together (a 2 Way chip, a double, a repeat) are placed all or none.
 - At a table banked by a player, a bet is taken only while the bank covers the worst outcome of every bet of the
   round (`player_banker.BankCover`); a player holding a bank does not bet anywhere.
-- Undo takes back the player's last open bet of the round; double adds the same stakes once, capped at the maximum;
-  repeat places the player's bets of their previous round again.
+- Undo takes back the player's last open bet of the round; double adds the same stakes once, capped at the maximum
+  (each doubled area is one more bet on it); repeat places the player's bets of their previous round again, only
+  before their first bet of this round (seed 002).
 - A final result settles every bet of the round by the pay table; a void refunds every stake.
 """
 
@@ -80,26 +83,15 @@ class BettingService:
         self.wallets.approve(state.round.game_id, player_id)
         return state.round.game_id
 
-    def _take(self, game_id: str, game_server: str, player_id: str, bet_id: str, bet_type: BetType,
-              stake: int) -> PlacedBet:  # fmt: skip
-        accepted = self.limits.accept(bet_type, stake)
-        placed = Counter()  # type: Counter[BetType]
-        for bet in self.wallets.bets(game_id, player_id, status="open"):
-            if bet.bet_id != bet_id:
-                placed[bet.bet_type] += bet.stake
-        limit = self.limits.bets[bet_type]
-        if placed[bet_type] + accepted > limit.maximum:
-            room = self.limits.money(max(limit.maximum - placed[bet_type], 0))
-            reason = f"over the table maximum of {self.limits.money(limit.maximum)} for this bet ({room} left)"
-            raise BetRejected(bet_type.value, stake, reason)
-        bet = PlacedBet(bet_id, game_server, player_id, self.table_id, game_id, bet_type, accepted)
+    def _take(self, bets: list[PlacedBet], repeat: bool = False, cap: bool = False) -> list[PlacedBet]:
+        """Place bets of one player on the current round, all or none, under the table's rules."""
         try:
-            return self.wallets.place(bet, self._against(game_id))
+            return self.wallets.place_all(bets, self._against(bets[0].game_id), self.limits, repeat, cap)
         except BankCannotCover as short:
             money = self.limits.money
             raise BetRejected(
-                bet_type.value,
-                stake,
+                short.bet_type,
+                short.stake,
                 f"the bank cannot cover this bet: it holds {money(short.balance)}, "
                 f"and paying every bet of this round at worst would need {money(short.needed)}",
             ) from None
@@ -119,13 +111,13 @@ class BettingService:
         game_id = self._open_round(state, player_id)
         name = bet_type.strip().lower().replace(" ", "_").replace("-", "_")
         if name in SHORTCUTS or name in ("2_way", "3_way", "2way", "3way"):
-            bets = expand_shortcut(bet_id, bet_type, stake)
-            return [self._take(game_id, game_server, player_id, b.bet_id, b.bet_type, b.stake) for b in bets]
-        try:
-            parsed = BetType.parse(bet_type)
-        except ConfigError as error:  # a game server's input, not the studio's configuration
-            raise BetRejected(bet_type, stake, str(error)) from None
-        return [self._take(game_id, game_server, player_id, bet_id, parsed, stake)]
+            wanted = [(b.bet_id, b.bet_type, b.stake) for b in expand_shortcut(bet_id, bet_type, stake)]
+        else:
+            try:
+                wanted = [(bet_id, BetType.parse(bet_type), stake)]
+            except ConfigError as error:  # a game server's input, not the studio's configuration
+                raise BetRejected(bet_type, stake, str(error)) from None
+        return self._take([PlacedBet(i, game_server, player_id, self.table_id, game_id, t, s) for i, t, s in wanted])
 
     def undo_last(self, state: TableState, player_id: str) -> PlacedBet:
         game_id = self._open_round(state)
@@ -144,21 +136,18 @@ class BettingService:
         stakes: Counter[BetType] = Counter()
         for bet in open_bets:
             stakes[bet.bet_type] += bet.stake
-        doubled = []
-        for bet_type, stake in stakes.items():
-            extra = min(stake, self.limits.bets[bet_type].maximum - stake)  # capped at the maximum
-            if extra > 0:
-                bet_id = f"{game_id}:{player_id}:{bet_type.value}:double"
-                doubled.append(self._take(game_id, game_server, player_id, bet_id, bet_type, extra))
-        return doubled
+        doubled = [PlacedBet(f"{game_id}:{player_id}:{bet_type.value}:double", game_server, player_id, self.table_id,
+                             game_id, bet_type, stake) for bet_type, stake in stakes.items()]  # fmt: skip
+        return self._take(doubled, cap=True)  # capped at the maximum: the table's or the player's own
 
     def repeat(self, state: TableState, game_server: str, player_id: str, previous_game_id: str) -> list[PlacedBet]:
         game_id = self._open_round(state, player_id)
         previous = [b for b in self.wallets.bets(previous_game_id, player_id) if b.status != "cancelled"]
         if not previous:
             raise WalletError(f"player {player_id!r} had no bets in {previous_game_id}")
-        return [self._take(game_id, game_server, player_id, f"{game_id}:{player_id}:repeat:{n}", bet.bet_type,
-                           bet.stake) for n, bet in enumerate(previous)]  # fmt: skip
+        again = [PlacedBet(f"{game_id}:{player_id}:repeat:{n}", game_server, player_id, self.table_id, game_id,
+                           bet.bet_type, bet.stake) for n, bet in enumerate(previous)]  # fmt: skip
+        return self._take(again, repeat=True)
 
     def settle_round(self, game_id: str, outcome: Outcome | Void) -> bool:
         """Settle (or refund) every open bet of the round, once; False if it was settled before."""

@@ -1,4 +1,5 @@
-"""Table chat kept in the studio database: every message as received and as shown, and who is muted by whom."""
+"""Table chat kept in the studio database: every message as received and as shown, and who is muted by whom; and the
+studio's own notices (the table suspended, resumed, a new shoe...), posted as system messages."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ class MuteRow(SQLModel, table=True):
     at: str
 
 
+SYSTEM_PLAYER = ""  # the player id of the studio's notices: no player has an empty id
+SYSTEM_NICKNAME = "Studio"
 _C, _M = ChatRow.__table__, MuteRow.__table__  # type: ignore[attr-defined]
 
 
@@ -59,12 +62,21 @@ class ChatStore:
             row["id"] = conn.execute(insert(_C).values(**row)).inserted_primary_key[0]  # type: ignore[index]
         return row
 
+    def notice(self, table_id: str, text: str) -> dict[str, Any]:
+        """Post the studio's own notice to a table's chat: shown as it is, never moderated or muted."""
+        row = {"table_id": table_id, "player_id": SYSTEM_PLAYER, "nickname": SYSTEM_NICKNAME, "game_server": "",
+               "received": text, "shown": text, "at": self._clock.now().isoformat()}  # fmt: skip
+        with self._writer.begin() as conn:
+            row["id"] = conn.execute(insert(_C).values(**row)).inserted_primary_key[0]  # type: ignore[index]
+        return row
+
     def messages(self, table_id: str, after: int = 0, limit: int = 50, moderator: bool = False) -> list[dict[str, Any]]:
         query = select(_C).where(_C.c.table_id == table_id, _C.c.id > after).order_by(_C.c.id.desc()).limit(limit)
         with self._engine.connect() as conn:
             rows = [dict(row._mapping) for row in conn.execute(query)]
         fields = ("id", "player_id", "nickname", "shown", "at") + (("received", "game_server") if moderator else ())
-        return [{key: row[key] for key in fields} for row in reversed(rows)]
+        system = SYSTEM_PLAYER
+        return [{**{key: row[key] for key in fields}, "system": row["player_id"] == system} for row in reversed(rows)]
 
     def mute(self, player_id: str, by: str, reason: str) -> None:
         with self._writer.begin() as conn:

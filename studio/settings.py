@@ -179,8 +179,9 @@ def load_table_config(table_file: Path | None = None, base: Path | None = None) 
         if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 4:
             raise ConfigError(f"table.minor_unit_digits: expected 0 to 4, got {digits!r}")
         limits = limits_from_mapping(
-            data.get("limits", {}), _text(table, "currency", "USD"), digits, _text(table, "under_minimum", "reject")
-        )
+            data.get("limits", {}), _text(table, "currency", "USD"), digits, _text(table, "under_minimum", "reject"),
+            _text(table, "over_maximum", "reject"), table.get("max_bets_per_area", 3),
+        )  # fmt: skip
         pay_table = load_pay_table(_text(table, "pay_table", "standard"), folder)
         table_id = _text(table, "id", path.stem if table_file is not None else "T1")
         if not TABLE_ID.fullmatch(table_id):

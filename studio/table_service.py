@@ -4,8 +4,9 @@ A command is decided against the current state; the events that follow are appen
 before the state moves on and before anything is published. A refused command raises and changes nothing. On start
 the state is rebuilt by replaying the log, so a table interrupted by a crash resumes exactly where it was.
 
-While the table is suspended nothing is published: records logged meanwhile are published, in order, once the pit
-boss has resolved the error.
+When the table suspends, the suspension itself is published at once (game servers tell their players); records
+logged after it are published, in order, once the pit boss has resolved the error. `public_state` is the state as
+published: what players may be shown while the rest waits.
 
 When the log cannot be written (the database is unreachable), nothing happens at the table: the command is refused
 with `LogUnavailable`, the state stays where it was, and `log_unavailable` says why, for consoles and health checks,
@@ -64,7 +65,8 @@ class TableService:
         self._outage: e.LogOutage | None = None  # since when the log has refused writes, and how many (`until` unset)
         self._state = TableState(table_id, config or ProcedureConfig())
         self._seq = 0
-        self._frontier = PublicationFrontier()  # what the log held at start may be published: follows it until then
+        self._frontier = PublicationFrontier()  # how far the log may be published
+        self._public = (0, self._state)  # (seq, state) as published, set at once: read together without a lock
         self._catch_up()
         # What was logged before this start counts as published (subscribers resume from the log itself), except
         # what was logged while the table is still suspended: that waits for the pit boss, as it would have.
@@ -74,14 +76,30 @@ class TableService:
         """Apply what the log holds beyond our seq (at start: everything); return those records."""
         caught_up = list(self._store.read(self.table_id, after=self._seq))
         for record in caught_up:
-            self._state = evolve(self._state, decode(record.kind, record.data, record.raw))
-            self._seq = record.seq
-            self._frontier.advance(record.seq, record.kind)
+            self._apply(decode(record.kind, record.data, record.raw), record)
         return caught_up
+
+    def _apply(self, event: Event, record: Record) -> None:
+        """The state and the publication frontier after one logged record."""
+        self._state, self._seq = evolve(self._state, event), record.seq
+        self._frontier.advance(record.seq, record.kind)
+        if self._frontier.published == record.seq:
+            self._public = (record.seq, self._state)
 
     @property
     def state(self) -> TableState:
         return self._state
+
+    @property
+    def public(self) -> tuple[int, TableState]:
+        """The seq of the last record that may be published and the state as of it: while a suspension holds records
+        back, the state it began in (what players may see of the table). A game server that draws the table from
+        this state follows the feed after that seq without missing or repeating anything."""
+        return self._public
+
+    @property
+    def public_state(self) -> TableState:
+        return self._public[1]
 
     @property
     def published_seq(self) -> int:
@@ -118,11 +136,9 @@ class TableService:
                 raise LogUnavailable(f"the log of table {self.table_id} cannot be written: {error}") from None
             self.log_unavailable = None
             self._outage = None
-            state = self._state
-            for event in events:
-                state = evolve(state, event)
-            self._state, self._seq = state, records[-1].seq
-            self._publish_if_open(records)
+            for event, record in zip(events, records, strict=True):
+                self._apply(event, record)
+            self._publish(records)
             return [Logged(event, record) for event, record in zip(events, records, strict=True)]
 
     def probe_log(self) -> bool:
@@ -145,8 +161,9 @@ class TableService:
                 if ended is not None:
                     new = NewRecord(ended.until, OUTAGE_ACTOR, *encode(ended))
                     records = self._store.append(self.table_id, [new], self._seq)
-                    self._seq, self._outage = records[-1].seq, None
-                    self._publish_if_open(records)
+                    self._apply(ended, records[-1])
+                    self._outage = None
+                    self._publish(records)
             except ConcurrentAppend:
                 self._recover()
                 return False  # another writer came first: the next check logs the outage
@@ -168,13 +185,16 @@ class TableService:
     def _recover(self) -> None:
         caught_up = self._catch_up()
         if caught_up:
-            self._publish_if_open(caught_up)
+            self._publish(caught_up)
 
-    def _publish_if_open(self, just_logged: Sequence[Record]) -> None:
-        if self._state.suspended or self._published == self._seq:
+    def _publish(self, just_logged: Sequence[Record]) -> None:
+        """Publish what the frontier now allows: the records just logged, or, once a suspension is resolved, also
+        those it held back (read again from the log), in order."""
+        up_to = self._frontier.published
+        if up_to <= self._published:
             return
         if self._publisher is not None:
             held_back = self._published < just_logged[0].seq - 1  # records logged during a suspension
             pending = list(self._store.read(self.table_id, after=self._published)) if held_back else just_logged
-            self._publisher.publish(pending)
-        self._published = self._seq
+            self._publisher.publish([record for record in pending if record.seq <= up_to])
+        self._published = up_to

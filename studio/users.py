@@ -50,6 +50,7 @@ class UserAccount(SQLModel, table=True):
     password_hash: str
     created_at: str
     disabled: bool = False
+    display_name: str | None = None  # what players are shown (a dealer on the results feed); never the account name
 
 
 class UserSession(SQLModel, table=True):
@@ -78,6 +79,13 @@ def _check_name(name: str) -> str:
     return cleaned
 
 
+def _check_display_name(display_name: str) -> str:
+    cleaned = " ".join(display_name.split())
+    if not cleaned or len(cleaned) > 40 or not all(ch.isprintable() for ch in cleaned):
+        raise UserError(f"invalid display name {display_name!r}: 1 to 40 printable characters")
+    return cleaned
+
+
 @database_errors
 class UserStore:
     def __init__(self, url: str, clock: Clock) -> None:
@@ -89,14 +97,15 @@ class UserStore:
     def close(self) -> None:
         self._engine.dispose()
 
-    def add_user(self, name: str, role: Role, password: str) -> Principal:
+    def add_user(self, name: str, role: Role, password: str, display_name: str | None = None) -> Principal:
         name = _check_name(name)
+        shown = None if display_name is None else _check_display_name(display_name)
         if role is Role.GAME_SERVER:
             raise UserError("game servers sign in with API keys: use `studio users add-key NAME`")
         if len(password) < 4:
             raise UserError("a password or PIN needs at least 4 characters")
         account = UserAccount(name=name, role=role.value, password_hash=self._hasher.hash(password),
-                              created_at=self._clock.now().isoformat())  # fmt: skip
+                              created_at=self._clock.now().isoformat(), display_name=shown)  # fmt: skip
         try:
             with Session(self._engine) as session:
                 session.add(account)
@@ -104,6 +113,24 @@ class UserStore:
         except IntegrityError:
             raise UserError(f"an account named {name!r} already exists") from None
         return Principal(name, role)
+
+    def set_display_name(self, name: str, display_name: str) -> str:
+        """Set what players are shown for this person (the dealer on the feed); returns it as stored."""
+        shown = _check_display_name(display_name)
+        with Session(self._engine) as session:
+            account = session.get(UserAccount, name.strip())
+            if account is None:
+                raise UserError(f"no account named {name!r}")
+            account.display_name = shown
+            session.add(account)
+            session.commit()
+        return shown
+
+    def display_name(self, name: str) -> str | None:
+        """What players are shown for this person; None when none was set."""
+        with Session(self._engine) as session:
+            account = session.get(UserAccount, name)
+            return None if account is None else account.display_name
 
     def users(self) -> list[Principal]:
         with Session(self._engine) as session:

@@ -7,13 +7,20 @@ Rules held here:
 - A round is settled in one transaction that writes every bet's verdict, every ledger entry and the round's
   settlement mark together; a round with the mark is never settled again, so a crash during settlement recovers to
   exactly once. Nothing is deleted: an undone bet is marked cancelled and its stake refunded by an entry.
+- What a bet must fit is checked in the transaction that places it, against what that transaction reads: the player's
+  bets on the round (the table maximum per area, at most `max_bets_per_area` bets per area, "repeat" only before the
+  first bet), the player's own maximum, their balance, and the cover of a player's bank. Several bets asked for at
+  once (a 2 Way chip, a double, a repeat) are placed all together or not at all.
+- A player's own maximum stake is kept as insert-only history (`own_maximum`): its last row is in force, and a new
+  one is written at most once a week, confirmed by the player's PIN (kept hashed: studio/pins.py).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Index, bindparam, func, insert, select, update
@@ -23,15 +30,25 @@ from sqlmodel import Field, SQLModel
 
 from studio.database import BIG_INTEGER, WRITE_OPTION, database_errors, open_engine
 from studio.domain.errors import BetRejected, StudioError
+from studio.domain.limits import MAXIMUM_REACHED, RAISED, MaximumReached, TableLimits, next_own_maximum_change
 from studio.domain.paytable import BetType, Verdict
 from studio.domain.player_banker import BankCover
 from studio.domain.settlement import Bet, Settlement
+from studio.pins import hash_pin, verify_pin
 from studio.ports import Clock
 from studio.schema import migrate
 
 
 class WalletError(StudioError):
     """A wallet operation that cannot be done (unknown player, insufficient balance, ...)."""
+
+
+class WrongPin(WalletError):
+    """A PIN that is not the player's (or a player who has none yet)."""
+
+
+class OwnMaximumRefused(WalletError):
+    """A change of a player's own maximum that the rules refuse (once a week; a PIN set first)."""
 
 
 class BankCannotCover(BetRejected):
@@ -84,6 +101,7 @@ class BetRow(SQLModel, table=True):
     placed_at: str
     placed_order: int = Field(default=0, index=True, sa_type=BIG_INTEGER)  # the order bets arrived in, for "undo"
     settled_at: str | None = None
+    requested: int | None = Field(default=None, sa_type=BIG_INTEGER)  # the stake asked for (None: before 0004)
 
 
 class SettledRound(SQLModel, table=True):
@@ -111,8 +129,27 @@ class BankerApproval(SQLModel, table=True):
     at: str
 
 
-_TABLES = [WalletRow, LedgerRow, BetRow, SettledRound, BankerSeat, BankerApproval]
-_W, _L, _B, _S, _SEAT, _OK = (model.__table__ for model in _TABLES)  # type: ignore[attr-defined]
+class PlayerPin(SQLModel, table=True):
+    """A player's PIN, as its salted scrypt hash (studio/pins.py), never the PIN itself."""
+
+    __tablename__ = "player_pin"
+    player_id: str = Field(primary_key=True)
+    pin_hash: str
+    set_at: str
+
+
+class OwnMaximum(SQLModel, table=True):
+    """Each change of a player's own maximum stake (seed 004), insert only: the player's last row is in force."""
+
+    __tablename__ = "own_maximum"
+    id: int | None = Field(default=None, primary_key=True, sa_type=BIG_INTEGER)
+    player_id: str = Field(index=True)
+    max_stake: int | None = Field(default=None, sa_type=BIG_INTEGER)  # None: the player removed their own maximum
+    at: str
+
+
+_TABLES = [WalletRow, LedgerRow, BetRow, SettledRound, BankerSeat, BankerApproval, PlayerPin, OwnMaximum]
+_W, _L, _B, _S, _SEAT, _OK, _PIN, _OWN = (model.__table__ for model in _TABLES)  # type: ignore[attr-defined]
 Index("bet_player_game", _B.c.player_id, _B.c.game_id)
 
 
@@ -126,14 +163,27 @@ class PlacedBet:
     bet_type: BetType
     stake: int
     status: str = "open"
+    notice: str | None = field(default=None, compare=False)  # "maximum reached", "raised to the table minimum"
 
     def as_bet(self) -> Bet:
         return Bet(self.bet_id, self.bet_type, self.stake)
 
 
 def _placed(row: Any) -> PlacedBet:
+    asked = row.requested
+    notice = None if asked is None or asked == row.stake else MAXIMUM_REACHED if asked > row.stake else RAISED
     return PlacedBet(row.bet_id, row.game_server, row.player_id, row.table_id, row.game_id, BetType(row.bet_type),
-                     row.stake, row.status)  # fmt: skip
+                     row.stake, row.status, notice)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class OwnMaximumState:
+    """A player's own maximum stake (None: none set), when they last changed it, and when they may change it again
+    (None: now)."""
+
+    max_stake: int | None
+    changed_at: datetime | None
+    next_change: datetime | None
 
 
 @database_errors
@@ -194,53 +244,125 @@ class WalletStore:
 
     # Bets.
 
-    def place(self, bet: PlacedBet, bank: BankAgainst | None = None) -> PlacedBet:
-        """Record a bet and take its stake, or return the same bet if its id was placed already.
+    def place(self, bet: PlacedBet, bank: BankAgainst | None = None, limits: TableLimits | None = None) -> PlacedBet:
+        """Record a bet and take its stake, or return the same bet if its id was placed already (see `place_all`)."""
+        return self.place_all([bet], bank, limits)[0]
 
-        Against a player's `bank`, the bet is taken only if that bank's balance covers the worst outcome of every open
-        bet of the round with this one (checked in the same transaction, the bank's wallet locked)."""
+    def place_all(self, bets: Sequence[PlacedBet], bank: BankAgainst | None = None, limits: TableLimits | None = None,
+                  repeat: bool = False, cap: bool = False) -> list[PlacedBet]:  # fmt: skip
+        """Record bets of one player on one round and take their stakes, all in one transaction or none; or return
+        the same bets if their ids were placed already.
+
+        Each bet's `stake` is the stake asked for. With the table's `limits`, each is checked (and its stake raised
+        or cut as the table's policies say) against the player's bets of the round, their own maximum and the rule of
+        at most so many bets per area, as read in this transaction. `repeat`: only if the player has no open bet on
+        the round yet. `cap` (a double): each stake is cut to the room left under the maximum, and an area already at
+        its maximum is left out. Against a player's `bank`, the bets are taken only if that bank's balance covers the
+        worst outcome of every open bet of the round with these (the bank's wallet locked)."""
+        if not bets or len({(bet.player_id, bet.game_id) for bet in bets}) != 1:
+            raise ValueError("place_all takes one or more bets of one player on one round")
+        first = bets[0]
         with self._writer.begin() as conn:
-            existing = conn.execute(select(_B).where(_B.c.bet_id == bet.bet_id)).first()
-            if existing is not None:
-                same = _placed(existing)
-                if (same.player_id, same.game_id, same.bet_type, same.stake) != (
-                    bet.player_id, bet.game_id, bet.bet_type, bet.stake):  # fmt: skip
-                    raise BetRejected(bet.bet_type.value, bet.stake, f"bet id {bet.bet_id!r} was used for another bet")
+            same = self._placed_before(conn, bets)
+            if same is not None:
                 return same
-            wallet = conn.execute(select(_W.c.balance, _W.c.game_server).where(_W.c.player_id == bet.player_id)).first()
-            if wallet is None or wallet.game_server != bet.game_server:
-                raise BetRejected(bet.bet_type.value, bet.stake, f"no wallet for player {bet.player_id!r}")
-            if wallet.balance < bet.stake:
-                raise BetRejected(bet.bet_type.value, bet.stake, f"balance {wallet.balance} is less than the stake")
-            held = conn.execute(select(_SEAT.c.table_id).where(_SEAT.c.player_id == bet.player_id)).scalar()
+            query = select(_W.c.balance, _W.c.game_server).where(_W.c.player_id == first.player_id)
+            wallet = conn.execute(query).first()
+            if wallet is None or wallet.game_server != first.game_server:
+                raise BetRejected(first.bet_type.value, first.stake, f"no wallet for player {first.player_id!r}")
+            held = conn.execute(select(_SEAT.c.table_id).where(_SEAT.c.player_id == first.player_id)).scalar()
             if held is not None:  # a bank's balance answers for its bets: its holder does not bet anywhere meanwhile
-                reason = f"{bet.player_id} holds the bank at {held} and cannot bet while holding it"
-                raise BetRejected(bet.bet_type.value, bet.stake, reason)
+                reason = f"{first.player_id} holds the bank at {held} and cannot bet while holding it"
+                raise BetRejected(first.bet_type.value, first.stake, reason)
+            accepted = self._fit(conn, bets, limits, repeat, cap)
+            total = sum(bet.stake for bet in accepted)
+            if wallet.balance < total:
+                what = "the stake" if len(accepted) == 1 else f"the stakes ({total})"
+                raise BetRejected(first.bet_type.value, total, f"balance {wallet.balance} is less than {what}")
             if bank is not None:
-                self._check_cover(conn, bet, bank)
+                self._check_cover(conn, accepted, bank)
             now = self._now()
-            order = conn.execute(select(func.coalesce(func.max(_B.c.placed_order), 0))).scalar_one() + 1
-            row = {"bet_id": bet.bet_id, "game_server": bet.game_server, "player_id": bet.player_id,
-                   "table_id": bet.table_id, "game_id": bet.game_id, "bet_type": bet.bet_type.value,
-                   "stake": bet.stake, "status": "open", "placed_at": now, "placed_order": order}  # fmt: skip
-            conn.execute(insert(_B).values(**row))
-            conn.execute(insert(_L).values(player_id=bet.player_id, kind="stake", amount=-bet.stake,
-                                           game_id=bet.game_id, bet_id=bet.bet_id, at=now))  # fmt: skip
-            conn.execute(update(_W).where(_W.c.player_id == bet.player_id).values(balance=_W.c.balance - bet.stake))
-        return bet
+            order = conn.execute(select(func.coalesce(func.max(_B.c.placed_order), 0))).scalar_one()
+            asked = {bet.bet_id: bet.stake for bet in bets}
+            for n, bet in enumerate(accepted, start=1):
+                row = {"bet_id": bet.bet_id, "game_server": bet.game_server, "player_id": bet.player_id,
+                       "table_id": bet.table_id, "game_id": bet.game_id, "bet_type": bet.bet_type.value,
+                       "stake": bet.stake, "status": "open", "placed_at": now, "placed_order": order + n,
+                       "requested": asked[bet.bet_id]}  # fmt: skip
+                conn.execute(insert(_B).values(**row))
+                conn.execute(insert(_L).values(player_id=bet.player_id, kind="stake", amount=-bet.stake,
+                                               game_id=bet.game_id, bet_id=bet.bet_id, at=now))  # fmt: skip
+            conn.execute(update(_W).where(_W.c.player_id == first.player_id).values(balance=_W.c.balance - total))
+        return accepted
 
-    def _check_cover(self, conn: Any, bet: PlacedBet, bank: BankAgainst) -> None:
+    @staticmethod
+    def _placed_before(conn: Any, bets: Sequence[PlacedBet]) -> list[PlacedBet] | None:
+        """The bets as placed before under the same ids (a retry), None if none was; `BetRejected` if an id was used
+        for another bet."""
+        rows = {row.bet_id: row for row in conn.execute(select(_B).where(_B.c.bet_id.in_([b.bet_id for b in bets])))}
+        if not rows:
+            return None
+        for bet in bets:
+            row = rows.get(bet.bet_id)
+            asked = None if row is None else (row.stake if row.requested is None else row.requested)
+            if row is None or (row.player_id, row.game_id, row.bet_type, asked) != (
+                bet.player_id, bet.game_id, bet.bet_type.value, bet.stake):  # fmt: skip
+                used = bet.bet_id if row is not None else next(iter(rows))
+                raise BetRejected(bet.bet_type.value, bet.stake, f"bet id {used!r} was used for another bet")
+        return [_placed(rows[bet.bet_id]) for bet in bets]
+
+    def _fit(self, conn: Any, bets: Sequence[PlacedBet], limits: TableLimits | None, repeat: bool,
+             cap: bool) -> list[PlacedBet]:  # fmt: skip
+        """The bets with the stakes the table accepts, checked against the player's round as this transaction reads
+        it (`BetRejected` naming the rule otherwise)."""
+        if limits is None and not repeat:
+            return list(bets)
+        first = bets[0]
+        query = (select(_B.c.bet_type, func.sum(_B.c.stake), func.count())
+                 .where(_B.c.game_id == first.game_id, _B.c.player_id == first.player_id, _B.c.status == "open")
+                 .group_by(_B.c.bet_type))  # fmt: skip
+        staked: Counter[BetType] = Counter()
+        count: Counter[BetType] = Counter()
+        for bet_type, stakes, number in conn.execute(query):
+            staked[BetType(bet_type)], count[BetType(bet_type)] = int(stakes), int(number)
+        if repeat and count.total():
+            reason = (f"repeat is only for before the player's first bet of the round: {first.player_id} has "
+                      f"{count.total()} open bet(s) on it")  # fmt: skip
+            raise BetRejected("repeat", 0, reason)
+        if limits is None:
+            return list(bets)
+        own = conn.execute(select(_OWN.c.max_stake).where(_OWN.c.player_id == first.player_id)
+                           .order_by(_OWN.c.id.desc()).limit(1)).scalar()  # fmt: skip
+        accepted = []
+        for bet in bets:
+            try:
+                taken = limits.take(bet.bet_type, bet.stake, staked[bet.bet_type], count[bet.bet_type], own, cap)
+            except MaximumReached:
+                if cap:
+                    continue  # a double leaves an area that holds its maximum as it is
+                raise
+            staked[bet.bet_type] += taken.stake
+            count[bet.bet_type] += 1
+            accepted.append(replace(bet, stake=taken.stake, notice=taken.notice))
+        if not accepted:
+            raise BetRejected("double", 0, f"{MAXIMUM_REACHED}: every area of this player's bets holds its maximum")
+        return accepted
+
+    def _check_cover(self, conn: Any, bets: Sequence[PlacedBet], bank: BankAgainst) -> None:
         balance = conn.execute(select(_W.c.balance).where(_W.c.player_id == bank.player_id).with_for_update()).scalar()
-        query = (select(_B.c.bet_type, func.sum(_B.c.stake), func.count()).where(_B.c.game_id == bet.game_id,
+        query = (select(_B.c.bet_type, func.sum(_B.c.stake), func.count()).where(_B.c.game_id == bets[0].game_id,
                  _B.c.status == "open").group_by(_B.c.bet_type))  # fmt: skip
-        stakes: Counter[BetType] = Counter({bet.bet_type: bet.stake})
-        count = 1
-        for bet_type, staked, bets in conn.execute(query):
+        stakes: Counter[BetType] = Counter()
+        for bet in bets:
+            stakes[bet.bet_type] += bet.stake
+        count = len(bets)
+        for bet_type, staked, number in conn.execute(query):
             stakes[BetType(bet_type)] += int(staked)
-            count += int(bets)
+            count += int(number)
         needed = bank.cover.exposure(stakes, count)
         if balance is None or balance < needed:
-            raise BankCannotCover(bet.bet_type.value, bet.stake, balance or 0, needed)
+            last = bets[-1]
+            raise BankCannotCover(last.bet_type.value, last.stake, balance or 0, needed)
 
     def cancel(self, bet_id: str) -> PlacedBet:
         """Undo an open bet: marked cancelled, its stake refunded by a ledger entry."""
@@ -297,6 +419,87 @@ class WalletStore:
     def is_settled(self, game_id: str) -> bool:
         with self._engine.connect() as conn:
             return conn.execute(select(_S.c.game_id).where(_S.c.game_id == game_id)).first() is not None
+
+    # A player's PIN and own maximum stake (seed 004).
+
+    def _game_server_of(self, conn: Any, player_id: str, game_server: str) -> None:
+        owner = conn.execute(select(_W.c.game_server).where(_W.c.player_id == player_id)).scalar()
+        if owner is None or owner != game_server:
+            raise WalletError(f"no wallet for player {player_id!r}")
+
+    def _pin_hash(self, player_id: str) -> str | None:
+        with self._engine.connect() as conn:
+            value = conn.execute(select(_PIN.c.pin_hash).where(_PIN.c.player_id == player_id)).scalar()
+        return None if value is None else str(value)
+
+    def has_pin(self, player_id: str) -> bool:
+        return self._pin_hash(player_id) is not None
+
+    def set_pin(self, player_id: str, game_server: str, pin: str, current_pin: str | None = None) -> None:
+        """Set a player's PIN (`BadPin` for one of the wrong form); replacing a PIN needs the current one (`WrongPin`).
+        The PIN is kept only as its scrypt hash."""
+        new_hash = hash_pin(pin)  # hashed outside the write transaction: it takes some tens of milliseconds
+        stored = self._pin_hash(player_id)
+        if stored is not None and (current_pin is None or not verify_pin(current_pin, stored)):
+            raise WrongPin(f"the current PIN of {player_id} is needed to change it, and the one given is not it")
+        with self._writer.begin() as conn:
+            self._game_server_of(conn, player_id, game_server)
+            if stored is None:
+                if conn.execute(select(_PIN.c.player_id).where(_PIN.c.player_id == player_id)).first() is not None:
+                    raise WrongPin(f"a PIN was set for {player_id} meanwhile: change it with the current PIN")
+                conn.execute(insert(_PIN).values(player_id=player_id, pin_hash=new_hash, set_at=self._now()))
+            else:
+                done = conn.execute(update(_PIN).where(_PIN.c.player_id == player_id, _PIN.c.pin_hash == stored)
+                                    .values(pin_hash=new_hash, set_at=self._now()))  # fmt: skip
+                if done.rowcount != 1:
+                    raise WrongPin(f"the PIN of {player_id} changed meanwhile: try again with the current PIN")
+
+    def clear_pin(self, player_id: str) -> None:
+        """Forget a player's PIN (a studio admin, for a player who forgot it): their game server then sets a new one."""
+        with self._writer.begin() as conn:
+            if conn.execute(_PIN.delete().where(_PIN.c.player_id == player_id)).rowcount == 0:
+                raise WalletError(f"player {player_id!r} has no PIN")
+
+    def _own_maximum(self, conn: Any, player_id: str) -> OwnMaximumState:
+        row = conn.execute(select(_OWN.c.max_stake, _OWN.c.at).where(_OWN.c.player_id == player_id)
+                           .order_by(_OWN.c.id.desc()).limit(1)).first()  # fmt: skip
+        if row is None:
+            return OwnMaximumState(None, None, None)
+        changed = datetime.fromisoformat(row.at)
+        maximum = None if row.max_stake is None else int(row.max_stake)
+        return OwnMaximumState(maximum, changed, next_own_maximum_change(changed, self._clock.now()))
+
+    def own_maximum(self, player_id: str) -> OwnMaximumState:
+        """A player's own maximum stake, when it last changed and when it may change again."""
+        with self._engine.connect() as conn:
+            return self._own_maximum(conn, player_id)
+
+    def set_own_maximum(self, player_id: str, game_server: str, max_stake: int | None, pin: str) -> OwnMaximumState:
+        """Change a player's own maximum stake (None removes it), confirmed by their PIN, at most once a week (the week
+        starts on Friday 05:00 UTC). Setting the maximum in force again changes nothing and uses up no change."""
+        if max_stake is not None and (isinstance(max_stake, bool) or not isinstance(max_stake, int) or max_stake <= 0):
+            raise OwnMaximumRefused(f"an own maximum is a positive whole number of minor units, not {max_stake!r}")
+        stored = self._pin_hash(player_id)
+        if stored is None:
+            raise OwnMaximumRefused(f"{player_id} has no PIN yet: the game server sets one first, then the player "
+                                    "confirms the change with it")  # fmt: skip
+        if not verify_pin(pin, stored):  # outside the write transaction: scrypt takes some tens of milliseconds
+            raise WrongPin(f"wrong PIN for {player_id}: the own maximum is unchanged")
+        with self._writer.begin() as conn:
+            self._game_server_of(conn, player_id, game_server)
+            if conn.execute(select(_PIN.c.pin_hash).where(_PIN.c.player_id == player_id)).scalar() != stored:
+                raise WrongPin(f"the PIN of {player_id} changed meanwhile: the own maximum is unchanged")
+            state = self._own_maximum(conn, player_id)
+            if state.max_stake == max_stake:
+                return state
+            if state.next_change is not None:
+                raise OwnMaximumRefused(
+                    f"{player_id} changed their own maximum this week already (at {state.changed_at:%Y-%m-%d %H:%M} "
+                    f"UTC): the next change is possible from {state.next_change:%Y-%m-%d %H:%M} UTC (Friday midnight "
+                    "at GMT-5)"
+                )
+            conn.execute(insert(_OWN).values(player_id=player_id, max_stake=max_stake, at=self._now()))
+            return self._own_maximum(conn, player_id)
 
     # The bank, at tables in player-banker mode.
 

@@ -25,7 +25,12 @@ def register(commands: Any) -> None:
     add = actions.add_parser("add", help="add a person: asks for the password (or reads STUDIO_PASSWORD)")
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=PEOPLE)
+    add.add_argument("--display-name", help="what players are shown (a dealer on the results feed), e.g. 'Anna'")
     add.set_defaults(run=run_add)
+    shown = actions.add_parser("display-name", help="set what players are shown for a person (never the account name)")
+    shown.add_argument("name")
+    shown.add_argument("display_name", metavar="DISPLAY_NAME")
+    shown.set_defaults(run=run_display_name)
     key = actions.add_parser("add-key", help="add an API key for a game server (printed once)")
     key.add_argument("name")
     key.set_defaults(run=run_add_key)
@@ -45,10 +50,20 @@ def run_add(args: argparse.Namespace) -> int:
         raise StudioError("the two entries differ; nothing was created")
     users = _store(args)
     try:
-        principal = users.add_user(args.name, Role(args.role), password)
+        principal = users.add_user(args.name, Role(args.role), password, args.display_name)
     finally:
         users.close()
     print(f"added {principal.name} ({principal.role.value})")
+    return 0
+
+
+def run_display_name(args: argparse.Namespace) -> int:
+    users = _store(args)
+    try:
+        shown = users.set_display_name(args.name, args.display_name)
+    finally:
+        users.close()
+    print(f"{args.name} is shown to players as {shown!r}")
     return 0
 
 
@@ -66,7 +81,8 @@ def run_list(args: argparse.Namespace) -> int:
     users = _store(args)
     try:
         for principal in users.users():
-            print(f"{principal.name:<24} {principal.role.value}")
+            shown = users.display_name(principal.name)
+            print(f"{principal.name:<24} {principal.role.value:<12} {'shown as ' + shown if shown else ''}".rstrip())
         for name, created in users.api_keys():
             print(f"{name:<24} game_server (API key made {created})")
     finally:

@@ -86,8 +86,10 @@ def suspension(
     resume: Phase,
     read: c.CardRead | None = None,
     corrected: Card | None = None,
+    corrections: int = 0,
 ) -> dict[str, Any]:
-    return {"reason": reason.value, "detail": detail, "resume": resume, "read": read, "corrected": corrected}
+    return {"reason": reason.value, "detail": detail, "resume": resume, "read": read, "corrected": corrected,
+            "corrections": corrections}  # fmt: skip
 
 
 def round_(
@@ -115,6 +117,8 @@ INITIAL = {
     "counts": counts(),
     "last_result": None,
     "reopens_in": None,
+    "start_inspected": 0,
+    "end_inspected": 0,
 }
 
 
@@ -126,6 +130,11 @@ class Table:
         self.state = TableState(TABLE, config or ProcedureConfig())
         self.device_seq = 0
         self.log: list[e.Event] = []
+
+    @property
+    def game_id(self) -> str | None:
+        """The game number of the round in play, which a suspension names."""
+        return self.state.round.game_id if self.state.round is not None else None
 
     @property
     def snap(self) -> dict[str, Any]:
@@ -245,7 +254,7 @@ def test_a_new_shoe_is_shuffled_cut_and_burned_before_the_first_round() -> None:
 
     t.step(
         c.PlaceCutCard(DEALER),
-        [e.CutCardPlaced(1, 416 - 52), e.BurnRequired("shuffle", 6)],
+        [e.CutCardPlaced(1, 416 - 52, 8), e.BurnRequired("shuffle", 6)],
         phase=Phase.BURNING,
         cut_position=364,
         burn=burn("shuffle", 6),
@@ -282,7 +291,7 @@ def test_the_cut_card_may_be_placed_at_an_explicit_position(position: int) -> No
     t.do(c.ConfirmShuffle(DEALER))
     t.step(
         c.PlaceCutCard(DEALER, position),
-        [e.CutCardPlaced(1, position), e.BurnRequired("shuffle", 6)],
+        [e.CutCardPlaced(1, position, 8), e.BurnRequired("shuffle", 6)],
         phase=Phase.BURNING,
         cut_position=position,
         burn=burn("shuffle", 6),
@@ -302,7 +311,7 @@ def test_the_default_cut_follows_the_configuration() -> None:
     t.do(c.ConfirmShuffle(DEALER))
     t.step(
         c.PlaceCutCard(DEALER),
-        [e.CutCardPlaced(1, 6 * 52 - 60), e.BurnRequired("shuffle", 4)],
+        [e.CutCardPlaced(1, 6 * 52 - 60, 6), e.BurnRequired("shuffle", 4)],
         phase=Phase.BURNING,
         cut_position=252,
         burn=burn("shuffle", 4),
@@ -314,7 +323,7 @@ def test_a_table_that_burns_nothing_after_the_shuffle_is_ready_at_once() -> None
     t.do(c.ConfirmShuffle(DEALER))
     t.step(
         c.PlaceCutCard(DEALER),
-        [e.CutCardPlaced(1, 364), e.BurnRequired("shuffle", 0), e.BurnCompleted("shuffle")],
+        [e.CutCardPlaced(1, 364, 8), e.BurnRequired("shuffle", 0), e.BurnCompleted("shuffle")],
         phase=Phase.READY,
         cut_position=364,
     )
@@ -453,7 +462,10 @@ def test_cards_are_dealt_by_the_rules_and_the_result_recorded(
         c.DrawCard(DEVICE, extra),
         [
             e.TableSuspended(
-                "card_not_due", "no card is due in phase ready", c.CardRead(card("9D"), SHOE, extra.device_seq)
+                "card_not_due",
+                "no card is due in phase ready",
+                c.CardRead(card("9D"), SHOE, extra.device_seq),
+                game_id=t.game_id,
             )
         ],
         phase=Phase.SUSPENDED,
@@ -486,7 +498,11 @@ def test_a_card_while_betting_is_open_suspends_and_nothing_is_dealt() -> None:
     read = t.read("QH")
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("card_while_betting", detail, c.CardRead(card("QH"), SHOE, read.device_seq))],
+        [
+            e.TableSuspended(
+                "card_while_betting", detail, c.CardRead(card("QH"), SHOE, read.device_seq), game_id=t.game_id
+            )
+        ],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.CARD_WHILE_BETTING, detail, Phase.BETTING_OPEN, read),
         cards_drawn=7,
@@ -497,7 +513,11 @@ def test_a_card_while_betting_is_open_suspends_and_nothing_is_dealt() -> None:
     # The pit boss lets play go on: 3 cards burned, then betting is open again, and the round is dealt from scratch.
     t.step(
         c.ContinuePlay(BOSS, "card set aside"),
-        [e.PlayContinued(BOSS, "card set aside"), e.BurnRequired("error", 3, BOSS)],
+        [
+            e.PlayContinued(BOSS, "card set aside"),
+            e.TableResumed(e.Resumption.CONTINUED),
+            e.BurnRequired("error", 3, BOSS),
+        ],
         phase=Phase.BURNING,
         suspension=None,
         burn=burn("error", 3, Phase.BETTING_OPEN, BOSS),
@@ -517,7 +537,7 @@ def test_a_card_when_none_is_due_suspends() -> None:
     detail = "no card is due in phase ready"
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("card_not_due", detail, c.CardRead(card("QH"), SHOE, 7))],
+        [e.TableSuspended("card_not_due", detail, c.CardRead(card("QH"), SHOE, 7), game_id=t.game_id)],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.CARD_NOT_DUE, detail, Phase.READY, read),
         cards_drawn=7,
@@ -528,7 +548,7 @@ def test_a_card_when_none_is_due_suspends() -> None:
     assert "no round is in play" in t.refused(c.VoidRound(BOSS, "misdeal")).reason
     t.step(
         c.ContinuePlay(BOSS, "burned"),
-        [e.PlayContinued(BOSS, "burned"), e.BurnRequired("error", 3, BOSS)],
+        [e.PlayContinued(BOSS, "burned"), e.TableResumed(e.Resumption.CONTINUED), e.BurnRequired("error", 3, BOSS)],
         phase=Phase.BURNING,
         suspension=None,
         burn=burn("error", 3, Phase.READY, BOSS),
@@ -545,7 +565,7 @@ def test_an_unreadable_card_suspends_and_a_pit_boss_correction_deals_it() -> Non
     detail = "shoe-1 could not read the card"
     t.step(
         c.DrawCard(DEVICE, unreadable),
-        [e.TableSuspended("unreadable_card", detail, c.CardRead(None, SHOE, 9))],
+        [e.TableSuspended("unreadable_card", detail, c.CardRead(None, SHOE, 9), game_id=t.game_id)],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.UNREADABLE_CARD, detail, Phase.DEALING, unreadable),
         cards_drawn=9,
@@ -554,9 +574,9 @@ def test_an_unreadable_card_suspends_and_a_pit_boss_correction_deals_it() -> Non
     t.refused(c.CorrectCard(BOSS, 0, card("QH"), "  "))  # a correction needs a reason
     t.step(
         c.CorrectCard(BOSS, 0, card("QH"), "read by hand"),
-        [e.CardCorrected(1, 0, None, card("QH"), "read by hand", BOSS)],
+        [e.CardCorrected(1, 0, None, card("QH"), "read by hand", BOSS, game_id=t.game_id)],
         suspension=suspension(
-            SuspensionReason.UNREADABLE_CARD, detail, Phase.DEALING, unreadable, corrected=card("QH")
+            SuspensionReason.UNREADABLE_CARD, detail, Phase.DEALING, unreadable, corrected=card("QH"), corrections=1
         ),
         counts=counts(burned=6, dealt=2, set_aside=1, corrections=1),
     )
@@ -565,6 +585,7 @@ def test_an_unreadable_card_suspends_and_a_pit_boss_correction_deals_it() -> Non
         c.ContinuePlay(BOSS, "corrected"),
         [
             e.PlayContinued(BOSS, "corrected"),
+            e.TableResumed(e.Resumption.CORRECTED),
             e.CardDealt(1, 3, Side.PLAYER, c.CardRead(card("QH"), SHOE, 9), game_id=opened[1]),
             e.BurnRequired("error", 3, BOSS),
         ],
@@ -608,7 +629,7 @@ def test_a_read_whose_device_sequence_comes_again_suspends(seq: int, source: str
     detail = f"shoe-1 reported sequence {seq} again"
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("duplicate_read", detail, c.CardRead(card("3D"), SHOE, seq))],
+        [e.TableSuspended("duplicate_read", detail, c.CardRead(card("3D"), SHOE, seq), game_id=t.game_id)],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.DUPLICATE_READ, detail, Phase.DEALING, read),
         cards_drawn=8,
@@ -631,7 +652,7 @@ def test_more_copies_of_a_card_than_the_shoe_holds_suspends() -> None:
     detail = "AS seen 2 times; the shoe holds 1"
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("too_many_copies", detail, c.CardRead(card("AS"), SHOE, 8))],
+        [e.TableSuspended("too_many_copies", detail, c.CardRead(card("AS"), SHOE, 8), game_id=t.game_id)],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.TOO_MANY_COPIES, detail, Phase.DEALING, read),
         cards_drawn=8,
@@ -644,7 +665,9 @@ def test_the_ninth_copy_in_an_eight_deck_shoe_suspends() -> None:
     assert t.state.copies_seen(card("QS")) == 8
     events = t.draw("QS")
     assert events == [
-        e.TableSuspended("too_many_copies", "QS seen 9 times; the shoe holds 8", c.CardRead(card("QS"), SHOE, 10))
+        e.TableSuspended(
+            "too_many_copies", "QS seen 9 times; the shoe holds 8", c.CardRead(card("QS"), SHOE, 10), game_id=t.game_id
+        )
     ]
 
 
@@ -662,7 +685,7 @@ def test_a_source_failure_in_play_suspends(phase: Phase) -> None:
     detail = "shoe-1 failed: cable unplugged"
     t.step(
         c.ReportSourceFailure("system:supervisor", SHOE, "cable unplugged"),
-        [e.TableSuspended("source_failed", detail)],
+        [e.TableSuspended("source_failed", detail, game_id=t.game_id)],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.SOURCE_FAILED, detail, phase),
     )
@@ -681,7 +704,7 @@ def test_an_error_the_dealer_declares_suspends(kind: str, detail: str, logged: s
     t = dealing_table("2H 3D")
     t.step(
         c.DeclareError(DEALER, kind, detail),
-        [e.TableSuspended("dealer_declared", logged)],
+        [e.TableSuspended("dealer_declared", logged, game_id=t.game_id)],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.DEALER_DECLARED, logged, Phase.DEALING),
     )
@@ -693,7 +716,11 @@ def test_sources_that_disagree_suspend_with_the_first_read_set_aside() -> None:
     camera_read = c.CardRead(card("QD"), "camera-1", None, 0.91, "crop-17")
     t.step(
         c.ReportDisagreement("system:supervisor", "shoe QH, camera QD", (shoe_read, camera_read)),
-        [e.TableSuspended("sources_disagree", "shoe QH, camera QD", c.CardRead(card("QH"), SHOE, 8))],
+        [
+            e.TableSuspended(
+                "sources_disagree", "shoe QH, camera QD", c.CardRead(card("QH"), SHOE, 8), game_id=t.game_id
+            )
+        ],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.SOURCES_DISAGREE, "shoe QH, camera QD", Phase.DEALING, shoe_read),
         cards_drawn=8,
@@ -702,7 +729,8 @@ def test_sources_that_disagree_suspend_with_the_first_read_set_aside() -> None:
     t.do(c.CorrectCard(BOSS, 0, card("QD"), "the camera is right"))
     events = t.do(c.ContinuePlay(BOSS, "resolved"))
     assert t.state.round is not None
-    assert events[1] == e.CardDealt(1, 2, Side.BANKER, c.CardRead(card("QD"), SHOE, 8), game_id=t.state.round.game_id)
+    assert events[1] == e.TableResumed(e.Resumption.CORRECTED)
+    assert events[2] == e.CardDealt(1, 2, Side.BANKER, c.CardRead(card("QD"), SHOE, 8), game_id=t.state.round.game_id)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -795,13 +823,15 @@ def test_a_correction_of_a_dealt_card_keeps_the_original_in_the_log() -> None:
     opened = (1, t.state.round.game_id, t.state.round.opened_at, t.state.round.closes_at)
     t.do(c.DeclareError(DEALER, "wrong_card", "the shoe misread the 3rd card"))
     seen = {**t.snap["seen"], "3S": t.snap["seen"]["3S"] - 1, "4S": 1}
+    declared = t.snap["suspension"]
     t.step(
         c.CorrectCard(BOSS, 3, card("4S"), "camera shows 4S"),
-        [e.CardCorrected(1, 3, card("3S"), card("4S"), "camera shows 4S", BOSS)],
+        [e.CardCorrected(1, 3, card("3S"), card("4S"), "camera shows 4S", BOSS, game_id=t.game_id)],
         round=round_(*opened, dealt=tuple(zip(
             (Side.PLAYER, Side.BANKER, Side.PLAYER, Side.BANKER), cards("2H 6D 4S KC"), strict=True))),
         seen={code: n for code, n in seen.items() if n},
         counts=counts(burned=6, dealt=4, corrections=1),
+        suspension={**declared, "corrections": 1},
     )  # fmt: skip
     original = e.CardDealt(1, 3, Side.PLAYER, c.CardRead(card("3S"), SHOE, 9), game_id=opened[1])
     assert original in t.log  # the original read stays in the log
@@ -810,7 +840,12 @@ def test_a_correction_of_a_dealt_card_keeps_the_original_in_the_log() -> None:
     assert (result.winner, result.player_total, result.banker_total) == (Winner.TIE, 6, 6)
     t.step(
         c.ContinuePlay(BOSS, "corrected"),
-        [e.PlayContinued(BOSS, "corrected"), result, e.BurnRequired("error", 3, BOSS)],
+        [
+            e.PlayContinued(BOSS, "corrected"),
+            e.TableResumed(e.Resumption.CORRECTED),
+            result,
+            e.BurnRequired("error", 3, BOSS),
+        ],
         phase=Phase.BURNING,
         round=None,
         suspension=None,
@@ -841,7 +876,7 @@ def test_a_correction_may_not_complete_the_deal_while_a_corrected_read_waits() -
     t.do(c.CorrectCard(BOSS, 3, card("4S"), "camera shows 4S"))  # completes the deal: the read has no place
     assert "complete" in t.refused(c.CorrectCard(BOSS, 0, card("9H"), "read by hand")).reason
     events = t.do(c.ContinuePlay(BOSS, "the read is set aside"))
-    assert [type(event) for event in events] == [e.PlayContinued, e.RoundCompleted, e.BurnRequired]
+    assert [type(event) for event in events] == [e.PlayContinued, e.TableResumed, e.RoundCompleted, e.BurnRequired]
     assert t.state.counts.set_aside == 1
 
 
@@ -866,7 +901,11 @@ def test_resolving_an_error_burns_three_cards_on_the_pit_boss_approval_then_play
     t.do(c.DeclareError(DEALER, "card_exposed"))
     t.step(
         c.ContinuePlay(BOSS, "exposed card is fine"),
-        [e.PlayContinued(BOSS, "exposed card is fine"), e.BurnRequired("error", 3, BOSS)],
+        [
+            e.PlayContinued(BOSS, "exposed card is fine"),
+            e.TableResumed(e.Resumption.CONTINUED),
+            e.BurnRequired("error", 3, BOSS),
+        ],
         phase=Phase.BURNING,
         suspension=None,
         burn=burn("error", 3, Phase.DEALING, BOSS),
@@ -903,7 +942,11 @@ def test_an_error_during_a_burn_adds_its_cards_to_the_burn() -> None:
     t.do(c.DeclareError(DEALER, "card_dropped"))
     t.step(
         c.ContinuePlay(BOSS, "dropped card burned"),
-        [e.PlayContinued(BOSS, "dropped card burned"), e.BurnRequired("error", 3, BOSS)],
+        [
+            e.PlayContinued(BOSS, "dropped card burned"),
+            e.TableResumed(e.Resumption.CONTINUED),
+            e.BurnRequired("error", 3, BOSS),
+        ],
         phase=Phase.BURNING,
         suspension=None,
         burn=burn("shuffle", 7, Phase.READY, BOSS),
@@ -920,7 +963,7 @@ def test_a_table_that_burns_nothing_after_an_error_resumes_at_once() -> None:
     t.do(c.DeclareError(DEALER, "card_exposed"))
     t.step(
         c.ContinuePlay(BOSS, "fine"),
-        [e.PlayContinued(BOSS, "fine")],
+        [e.PlayContinued(BOSS, "fine"), e.TableResumed(e.Resumption.CONTINUED)],
         phase=Phase.DEALING,
         suspension=None,
     )
@@ -934,7 +977,7 @@ def test_voiding_a_round_burns_three_cards_then_the_table_is_ready() -> None:
     assert "a void needs a reason" in t.refused(c.VoidRound(BOSS, " ")).reason
     t.step(
         c.VoidRound(BOSS, "misdeal"),
-        [e.RoundVoided(1, gid, "misdeal", BOSS), e.BurnRequired("error", 3, BOSS)],
+        [e.RoundVoided(1, gid, "misdeal", BOSS), e.TableResumed(e.Resumption.VOIDED), e.BurnRequired("error", 3, BOSS)],
         phase=Phase.BURNING,
         round=None,
         suspension=None,
@@ -962,7 +1005,7 @@ def test_voiding_a_round_during_its_error_burn_keeps_the_burn_going() -> None:
     gid = t.state.round.game_id
     t.step(
         c.VoidRound(BOSS, "misdeal"),
-        [e.RoundVoided(1, gid, "misdeal", BOSS), e.BurnRequired("error", 3, BOSS)],
+        [e.RoundVoided(1, gid, "misdeal", BOSS), e.TableResumed(e.Resumption.VOIDED), e.BurnRequired("error", 3, BOSS)],
         phase=Phase.BURNING,
         round=None,
         suspension=None,
@@ -1116,8 +1159,8 @@ def test_the_cut_card_while_suspended_mid_round_makes_that_round_the_last() -> N
     t.do(c.DeclareError(DEALER, "card_exposed"))
     t.step(c.ReportCutCard(DEVICE, "shoe"), [e.CutCardAppeared("shoe", 1)], last_round=1)
     events = t.do(c.VoidRound(BOSS, "misdeal"))
-    assert [type(event) for event in events] == [e.RoundVoided, e.ShoeEnded]
-    assert isinstance(events[1], e.ShoeEnded) and (events[1].rounds, events[1].voids) == (0, 1)
+    assert [type(event) for event in events] == [e.RoundVoided, e.TableResumed, e.ShoeEnded]
+    assert isinstance(events[2], e.ShoeEnded) and (events[2].rounds, events[2].voids) == (0, 1)
     assert t.state.phase is Phase.AWAITING_SHUFFLE and t.state.burn is None
 
 
@@ -1132,7 +1175,7 @@ def test_after_the_shoe_ends_no_card_is_accepted_and_no_round_opens_until_a_new_
     detail = "no card is due in phase awaiting_shuffle"
     t.step(
         c.DrawCard(DEVICE, read),
-        [e.TableSuspended("card_not_due", detail, c.CardRead(card("9H"), SHOE, read.device_seq))],
+        [e.TableSuspended("card_not_due", detail, c.CardRead(card("9H"), SHOE, read.device_seq), game_id=t.game_id)],
         phase=Phase.SUSPENDED,
         suspension=suspension(SuspensionReason.CARD_NOT_DUE, detail, Phase.AWAITING_SHUFFLE, read),
         cards_drawn=t.snap["cards_drawn"] + 1,
@@ -1141,7 +1184,7 @@ def test_after_the_shoe_ends_no_card_is_accepted_and_no_round_opens_until_a_new_
     t.refused(c.OpenBetting(DEALER))
     t.step(
         c.ContinuePlay(BOSS, "card put aside"),
-        [e.PlayContinued(BOSS, "card put aside")],
+        [e.PlayContinued(BOSS, "card put aside"), e.TableResumed(e.Resumption.CONTINUED)],
         phase=Phase.AWAITING_SHUFFLE,
         suspension=None,
     )
@@ -1154,7 +1197,7 @@ def test_after_the_shoe_ends_no_card_is_accepted_and_no_round_opens_until_a_new_
     assert t.state.phase is Phase.AWAITING_CUT
     t.step(
         c.PlaceCutCard(DEALER, 300),
-        [e.CutCardPlaced(2, 300), e.BurnRequired("shuffle", 6)],
+        [e.CutCardPlaced(2, 300, 8), e.BurnRequired("shuffle", 6)],
         phase=Phase.BURNING,
         cut_position=300,
         burn=burn("shuffle", 6),
@@ -1234,6 +1277,9 @@ SAMPLES: dict[type[c.Command], c.Command] = {
     c.VoidRound: c.VoidRound(BOSS, "misdeal"),
     c.CloseTable: c.CloseTable(BOSS, "end of the session"),
     c.OpenTable: c.OpenTable(BOSS),
+    c.OrderShuffle: c.OrderShuffle(BOSS, "cards suspected marked"),
+    c.InspectDecks: c.InspectDecks(BOSS, DEALER),
+    c.ReplaceDeck: c.ReplaceDeck(BOSS, "3", "7H bent"),
 }
 
 
@@ -1279,10 +1325,13 @@ def test_the_table_names_every_phase_and_only_known_commands() -> None:
     assert len(LEGAL) + len(ILLEGAL) == len(Phase) * len(COMMAND_TYPES)
 
 
+INSPECTING = ProcedureConfig(inspect_decks=True)
+
+
 @pytest.mark.parametrize("pair", LEGAL, ids=pair_id)
 def test_every_move_in_the_table_is_accepted(pair: tuple[Phase, type[c.Command]]) -> None:
     phase, cls = pair
-    t = table_in(phase)
+    t = Table(INSPECTING) if cls in (c.InspectDecks, c.ReplaceDeck) else table_in(phase)  # an inspection is due
     t.clock.advance(60)  # past any betting timer
     events = t.do(SAMPLES[cls])
     assert events or pair == (Phase.READY, c.ReportSourceFailure)  # a failed source between rounds logs nothing
@@ -1306,7 +1355,7 @@ def test_a_pit_boss_closes_the_table_between_rounds_and_opens_it_where_it_was() 
     # A card that comes out while closed suspends the table; once resolved it stays closed, with no burn.
     t.do(c.DrawCard(DEVICE, c.CardRead(Card.parse("5D"), SHOE, 2000)))
     assert t.state.phase is Phase.SUSPENDED
-    assert [type(event) for event in t.do(c.ContinuePlay(BOSS, "stray card"))] == [e.PlayContinued]
+    assert [type(event) for event in t.do(c.ContinuePlay(BOSS, "stray card"))] == [e.PlayContinued, e.TableResumed]
     assert t.state.phase is Phase.CLOSED
     assert t.do(c.OpenTable(BOSS)) == [e.TableOpened(BOSS)]
     assert t.state.phase is Phase.READY and t.state.reopens_in is None
@@ -1362,3 +1411,193 @@ def test_a_read_logs_its_session_and_a_read_without_one_logs_as_before() -> None
     assert data["device_session"] == "boot-0000002a" and e.decode(kind, data, raw) == e.CardBurned(read)
     _, plain, _ = e.encode(e.CardBurned(dataclasses.replace(read, device_session=None)))
     assert "device_session" not in plain
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Early shuffle (seed 000 §3.2.3) and deck inspection (§1.3.3, §3.1).
+
+INSPECTING_TABLE = ProcedureConfig(inspect_decks=True, burn_after_shuffle=0)
+
+
+def shoe_summary(reason: e.ShoeEndReason, **changes: Any) -> e.ShoeEnded:
+    """The summary of the first shoe after one natural round (6 burned, 4 dealt)."""
+    summary = e.ShoeEnded(
+        shoe=1, rounds=1, voids=0, corrections=0, cards_dealt=4, cards_burned=6, cards_set_aside=0,
+        composition_ok=True, composition_detail="10 cards out of 416, no card over 8", reason=reason,
+    )  # fmt: skip
+    return dataclasses.replace(summary, **changes)
+
+
+def test_a_pit_boss_orders_an_early_shuffle_after_a_completed_round() -> None:
+    t = dealing_table("4H KD 5S 2C")
+    assert t.state.phase is Phase.READY and t.state.counts.rounds == 1
+    t.step(
+        c.OrderShuffle(BOSS, "cards suspected marked"),
+        [e.ShuffleOrdered(1, "cards suspected marked", BOSS), shoe_summary(e.ShoeEndReason.EARLY_SHUFFLE)],
+        phase=Phase.AWAITING_SHUFFLE,
+        cut_position=None,
+    )
+    t.refused(c.OpenBetting(DEALER))
+    t.refused(c.OrderShuffle(BOSS, "again"))
+    t.step(c.ConfirmShuffle(DEALER), [e.ShuffleConfirmed(2, DEALER)], phase=Phase.AWAITING_CUT, shoe=2)
+
+
+def test_the_normal_end_of_a_shoe_is_the_cut_card() -> None:
+    t = dealing_table("4H KD 5S")
+    t.do(c.ReportCutCard(DEVICE, "shoe"))
+    events = t.draw("2C")
+    assert events[-1] == shoe_summary(e.ShoeEndReason.CUT_CARD)
+    assert e.ShoeEndReason.CUT_CARD == "cut_card" and e.ShoeEndReason.EARLY_SHUFFLE == "early_shuffle"  # the log's
+
+
+def test_a_shoe_end_logs_its_reason_and_an_older_record_without_one_means_the_cut_card() -> None:
+    early = shoe_summary(e.ShoeEndReason.EARLY_SHUFFLE)
+    kind, data, raw = e.encode(early)
+    assert data["reason"] == "early_shuffle" and e.decode(kind, data, raw) == early
+    older = {name: value for name, value in data.items() if name != "reason"}  # logged before the field existed
+    assert e.decode(kind, older) == shoe_summary(e.ShoeEndReason.CUT_CARD)
+    with pytest.raises(e.EventDecodeError):
+        e.decode(kind, {**data, "reason": "tired"})
+
+
+def test_only_a_pit_boss_orders_an_early_shuffle_and_with_a_reason() -> None:
+    t = dealing_table("4H KD 5S 2C")
+    assert t.refused(c.OrderShuffle(DEALER, "the dealer wants one")).reason.startswith("only a pit boss may decide")
+    assert t.refused(c.OrderShuffle("device:shoe-1", "x")).reason.startswith("only a pit boss may decide")
+    assert t.refused(c.OrderShuffle(BOSS, "   ")).reason == "an early shuffle needs a reason"
+    t.do(c.ChangeDealer(DEALER, "bob"))  # the pit boss bob deals now: he may not order his own table's shuffle
+    t.draw("9D")
+    assert (
+        t.refused(c.OrderShuffle(BOSS, "x")).reason == "the dealer on duty cannot resolve an error at their own table"
+    )
+
+
+def test_a_table_may_not_allow_an_early_shuffle() -> None:
+    t = dealing_table("4H KD 5S 2C", ProcedureConfig(allow_early_shuffle=False))
+    error = t.refused(c.OrderShuffle(BOSS, "cards suspected marked"))
+    assert error.reason == "this table does not allow an early shuffle (procedure.allow_early_shuffle)"
+
+
+@pytest.mark.parametrize("phase", [Phase.BURNING, Phase.BETTING_OPEN, Phase.DEALING, Phase.SUSPENDED, Phase.CLOSED])
+def test_no_early_shuffle_but_between_rounds(phase: Phase) -> None:
+    assert table_in(phase).refused(c.OrderShuffle(BOSS, "cards suspected marked")).reason == "not allowed now"
+
+
+def test_the_decks_are_inspected_before_the_first_shuffle_naming_the_dealer_and_the_pit_boss() -> None:
+    t = Table(INSPECTING_TABLE)
+    error = t.refused(c.ConfirmShuffle(DEALER))
+    assert error.reason == "inspect the decks of shoe 1 first: a pit boss approves the inspection"
+    assert t.refused(c.InspectDecks(BOSS)).reason == (
+        "name the dealer who inspected the decks: no dealer is on duty at this table"
+    )
+    t.step(
+        c.InspectDecks(BOSS, "ann"),
+        [e.DecksInspected(1, e.InspectionStage.START, 8, DEALER, BOSS)],
+        start_inspected=1,
+    )
+    assert t.refused(c.InspectDecks(BOSS, "ann")).reason == "the decks of shoe 1 are inspected already: shuffle them"
+    assert (
+        t.refused(c.ReplaceDeck(BOSS, "3", "bent")).reason == "the decks of shoe 1 are inspected already: shuffle them"
+    )
+    t.step(c.ConfirmShuffle(DEALER), [e.ShuffleConfirmed(1, DEALER)], phase=Phase.AWAITING_CUT, shoe=1, dealer=DEALER)
+
+
+def test_at_the_end_of_a_shoe_its_decks_are_inspected_then_the_next_shoes() -> None:
+    t = Table(INSPECTING_TABLE)
+    t.do(c.InspectDecks(BOSS, DEALER))
+    t.do(c.ConfirmShuffle(DEALER))
+    t.do(c.PlaceCutCard(DEALER))
+    t.open_and_close()
+    t.do(c.ReportCutCard(DEVICE, "shoe"))
+    for code in ["4H", "KD", "5S", "2C"]:
+        t.draw(code)
+    assert isinstance(t.log[-1], e.ShoeEnded) and t.state.phase is Phase.AWAITING_SHUFFLE
+    error = t.refused(c.ConfirmShuffle(DEALER))
+    assert error.reason == "inspect the decks of shoe 1, which has ended, first: a pit boss approves the inspection"
+    t.step(  # the dealer on duty, by default
+        c.InspectDecks(BOSS),
+        [e.DecksInspected(1, e.InspectionStage.END, 8, DEALER, BOSS)],
+        end_inspected=1,
+    )
+    assert t.refused(c.ConfirmShuffle(DEALER)).reason == (
+        "inspect the decks of shoe 2 first: a pit boss approves the inspection"
+    )
+    t.step(
+        c.InspectDecks("pit_boss:cid", "dealer:dee"),
+        [e.DecksInspected(2, e.InspectionStage.START, 8, "dealer:dee", "pit_boss:cid")],
+        start_inspected=2,
+    )
+    t.step(c.ConfirmShuffle(DEALER), [e.ShuffleConfirmed(2, DEALER)], phase=Phase.AWAITING_CUT, shoe=2)
+
+
+def test_an_early_shuffle_at_a_table_that_inspects_calls_for_the_inspections() -> None:
+    t = Table(INSPECTING_TABLE)
+    t.do(c.InspectDecks(BOSS, DEALER))
+    t.do(c.ConfirmShuffle(DEALER))
+    t.do(c.PlaceCutCard(DEALER))
+    t.do(c.OrderShuffle(BOSS, "suspected marked card"))
+    assert t.state.phase is Phase.AWAITING_SHUFFLE
+    assert t.refused(c.ConfirmShuffle(DEALER)).reason.startswith("inspect the decks of shoe 1, which has ended")
+    kinds = [type(event) for event in t.do(c.InspectDecks(BOSS)) + t.do(c.InspectDecks(BOSS))]
+    assert kinds == [e.DecksInspected, e.DecksInspected]
+    assert (t.state.end_inspected, t.state.start_inspected) == (1, 2)
+
+
+def test_a_pit_boss_replaces_a_defective_deck_during_an_inspection() -> None:
+    t = Table(INSPECTING_TABLE)
+    t.step(
+        c.ReplaceDeck(BOSS, " 3 ", "7H marked on the back"),
+        [e.DeckReplaced(1, e.InspectionStage.START, "3", "7H marked on the back", BOSS)],
+    )
+    assert t.refused(c.ReplaceDeck(BOSS, "  ", "bent")).reason == "name the deck replaced"
+    assert t.refused(c.ReplaceDeck(BOSS, "3", " ")).reason == "replacing a deck needs a reason: its defect"
+    assert t.refused(c.ReplaceDeck(DEALER, "3", "bent")).reason.startswith("only a pit boss may decide")
+    t.refused(c.ConfirmShuffle(DEALER))  # the replaced deck is inspected with the others before the shuffle
+    t.do(c.InspectDecks(BOSS, "ann"))
+    t.do(c.ConfirmShuffle(DEALER))
+
+
+@pytest.mark.parametrize(
+    ("actor", "dealer", "reason"),
+    [
+        (DEALER, "ann", "only a pit boss may decide, not dealer:ann"),
+        ("admin:root", "ann", "only a pit boss may decide, not admin:root"),
+        (BOSS, "bob", "the dealer who inspected the decks cannot approve the inspection"),
+        (BOSS, BOSS, "pit_boss:bob is not a dealer: name the dealer who inspected the decks"),
+        (BOSS, "surveillance:sue", "surveillance:sue is not a dealer: name the dealer who inspected the decks"),
+        (BOSS, "croupier:ann", "name the dealer who inspected the decks (a name, or dealer:name)"),
+        (BOSS, "  ", "name the dealer who inspected the decks: no dealer is on duty at this table"),
+    ],
+)
+def test_who_inspects_and_who_approves(actor: str, dealer: str, reason: str) -> None:
+    assert Table(INSPECTING_TABLE).refused(c.InspectDecks(actor, dealer)).reason == reason
+
+
+def test_the_dealer_on_duty_who_is_a_pit_boss_needs_another_to_approve() -> None:
+    t = Table(INSPECTING_TABLE)
+    t.do(c.ChangeDealer("system:roster", "bob"))
+    error = t.refused(c.InspectDecks(BOSS))
+    assert error.reason == "the dealer on duty cannot resolve an error at their own table"
+    assert t.do(c.InspectDecks("pit_boss:cid")) == [e.DecksInspected(1, e.InspectionStage.START, 8, "dealer:bob",
+                                                                       "pit_boss:cid")]  # fmt: skip
+
+
+def test_a_table_that_inspects_elsewhere_records_no_inspection_and_shuffles_at_once() -> None:
+    t = Table()
+    reason = "this table does not record deck inspections (procedure.inspect_decks)"
+    assert t.refused(c.InspectDecks(BOSS, "ann")).reason == reason
+    assert t.refused(c.ReplaceDeck(BOSS, "3", "bent")).reason == reason
+    assert [type(event) for event in t.do(c.ConfirmShuffle(DEALER))] == [e.ShuffleConfirmed]
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        e.ShuffleOrdered(4, "suspected marked card", BOSS),
+        e.DecksInspected(4, e.InspectionStage.END, 8, DEALER, BOSS),
+        e.DeckReplaced(5, e.InspectionStage.START, "red-0412", "two 7H", BOSS),
+    ],
+)
+def test_the_new_procedure_records_decode_to_themselves(event: e.Event) -> None:
+    kind, data, raw = e.encode(event)
+    assert raw is None and e.decode(kind, data) == event

@@ -1,10 +1,12 @@
 """Random sequences of legal and illegal commands through the table service (memory store, manual clock).
 
 Cards come from a seeded shoe, with unreadable, repeated and stray reads mixed in; dealers open and close betting,
-report the cut card, declare errors and change; pit bosses (and people who are not) correct, continue and void.
-After every step the invariants below hold: no hand over three cards, every result is the rules applied to its cards,
-burns are counted right, nothing is published while suspended, replaying the log gives the live state, and a refused
-command changes neither the state nor the log.
+report the cut card, declare errors and change; pit bosses (and people who are not) correct, continue and void, order
+early shuffles, approve deck inspections and replace decks. After every step the invariants below hold: no hand over
+three cards, every result is the rules applied to its cards, burns are counted right, no shuffle is confirmed before
+its inspections where the table inspects its decks, a shoe ends early only when a pit boss ordered it, nothing is
+published while suspended, replaying the log gives the live state, and a refused command changes neither the state nor
+the log.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from studio.domain import commands as c
 from studio.domain import events as e
 from studio.domain.cards import ALL_CARDS, Card
 from studio.domain.errors import ProcedureError
-from studio.domain.procedure import TRANSITIONS, Phase
+from studio.domain.procedure import TRANSITIONS, Phase, inspection_due
 from studio.domain.procedure_config import ProcedureConfig
 from studio.domain.records import Record
 from studio.domain.rules import Side, outcome
@@ -57,18 +59,24 @@ COMMANDS = st.one_of(
     st.builds(c.CorrectCard, DECIDERS, st.integers(0, 6), CARDS, REASONS),
     st.builds(c.ContinuePlay, DECIDERS, REASONS),
     st.builds(c.VoidRound, DECIDERS, REASONS),
+    st.builds(c.OrderShuffle, DECIDERS, REASONS),
+    st.builds(c.InspectDecks, DECIDERS, st.sampled_from([None, "ann", "dealer:cid", "bob", "pit_boss:cid", " "])),
+    st.builds(c.ReplaceDeck, DECIDERS, st.sampled_from(["3", "red-0412", " "]), REASONS),
 )
 
 
 class WatchingPublisher:
-    """Checks that nothing is published while suspended, and that records come in order, without gaps."""
+    """Checks that nothing but the suspension itself is published while suspended, and that records come in order,
+    without gaps."""
 
     def __init__(self) -> None:
         self.service: TableService | None = None
         self.published: list[Record] = []
 
     def publish(self, records: Sequence[Record]) -> None:
-        assert self.service is not None and not self.service.state.suspended, "published while suspended"
+        assert self.service is not None
+        if self.service.state.suspended:  # the suspension goes out at once, as the last record published
+            assert records[-1].kind == "TableSuspended", "published while suspended"
         first = self.published[-1].seq + 1 if self.published else 1
         assert [record.seq for record in records] == list(range(first, first + len(records)))
         self.published.extend(records)
@@ -81,8 +89,19 @@ class ProcedureMachine(RuleBasedStateMachine):
         one_more_hand=st.booleans(),
         allow_early_close=st.booleans(),
         burn_after_error=st.sampled_from([0, 3]),
+        allow_early_shuffle=st.booleans(),
+        inspect_decks=st.booleans(),
     )
-    def start(self, seed: int, decks: int, one_more_hand: bool, allow_early_close: bool, burn_after_error: int) -> None:
+    def start(
+        self,
+        seed: int,
+        decks: int,
+        one_more_hand: bool,
+        allow_early_close: bool,
+        burn_after_error: int,
+        allow_early_shuffle: bool,
+        inspect_decks: bool,
+    ) -> None:
         self.config = ProcedureConfig(
             decks=decks,
             cut_card_from_back=52 if decks > 1 else 20,
@@ -90,6 +109,8 @@ class ProcedureMachine(RuleBasedStateMachine):
             allow_early_close=allow_early_close,
             one_more_hand=one_more_hand,
             burn_after_error=burn_after_error,
+            allow_early_shuffle=allow_early_shuffle,
+            inspect_decks=inspect_decks,
         )
         self.rng = random.Random(seed)
         self.shoe = seeded_shoe(decks, self.rng)
@@ -107,6 +128,8 @@ class ProcedureMachine(RuleBasedStateMachine):
         self.suspended_at = 0  # seq of the last TableSuspended
         self.results = 0
         self.refusals = 0
+        self.inspected: set[tuple[e.InspectionStage, int]] = set()  # (stage, shoe) of each inspection logged
+        self.shuffle_ordered = False  # a ShuffleOrdered was logged and its ShoeEnded not yet
 
     # -- driving ------------------------------------------------------------------------------------------------------
 
@@ -170,7 +193,12 @@ class ProcedureMachine(RuleBasedStateMachine):
             state = self.service.state
             phase = state.phase
             if phase is Phase.AWAITING_SHUFFLE:
-                self.apply(c.ConfirmShuffle(DEALER))
+                if inspection_due(state) is None:
+                    self.apply(c.ConfirmShuffle(DEALER))
+                elif move == 9:
+                    self.apply(c.ReplaceDeck(BOSS, "3", "a bent card"))
+                else:
+                    self.apply(c.InspectDecks(BOSS, "dealer:dee"))
             elif phase is Phase.AWAITING_CUT:
                 self.apply(c.PlaceCutCard(DEALER))
             elif phase is Phase.READY:
@@ -178,6 +206,8 @@ class ProcedureMachine(RuleBasedStateMachine):
                     self.apply(c.ChangeDealer(DEALER, "dealer:cid" if state.dealer == DEALER else DEALER))
                 elif move == 8:
                     self.apply(c.ReportCutCard(DEALER))
+                elif move == 7:
+                    self.apply(c.OrderShuffle(BOSS, "suspected marked card"))
                 else:
                     self.apply(c.OpenBetting(DEALER))
             elif phase is Phase.BETTING_OPEN:
@@ -228,8 +258,22 @@ class ProcedureMachine(RuleBasedStateMachine):
             case e.BurnCompleted():
                 assert self.burn_left == 0, f"burn completed with {self.burn_left} cards still to burn"
                 self.burn_left = None
-            case e.ShoeEnded():
+            case e.ShoeEnded(reason=reason):
                 self.burn_left = None
+                assert (reason is e.ShoeEndReason.EARLY_SHUFFLE) == self.shuffle_ordered, "ended early unordered"
+                self.shuffle_ordered = False
+            case e.ShuffleOrdered():
+                assert self.config.allow_early_shuffle
+                self.shuffle_ordered = True
+            case e.DecksInspected(stage=stage, shoe=shoe, approved_by=approver, dealer=dealer):
+                assert self.config.inspect_decks
+                assert approver.startswith("pit_boss:") and dealer.startswith("dealer:")
+                assert approver.partition(":")[2] != dealer.partition(":")[2], "a dealer approved their own"
+                assert (stage, shoe) not in self.inspected, "the same inspection twice"
+                self.inspected.add((stage, shoe))
+            case e.ShuffleConfirmed(shoe=shoe) if self.config.inspect_decks:
+                assert (e.InspectionStage.START, shoe) in self.inspected, f"shoe {shoe} shuffled uninspected"
+                assert shoe == 1 or (e.InspectionStage.END, shoe - 1) in self.inspected, f"shoe {shoe - 1} unchecked"
             case e.CardDealt(round=number, position=position, side=side, card=card):
                 hand = self.dealt.setdefault(number, {})
                 assert position == len(hand) + 1
@@ -283,8 +327,8 @@ class ProcedureMachine(RuleBasedStateMachine):
     def nothing_is_published_while_suspended(self) -> None:
         logged = self.store.last_seq(TABLE)
         published = [record.seq for record in self.publisher.published]
-        if self.service.state.suspended:
-            assert all(seq < self.suspended_at for seq in published)
+        if self.service.state.suspended:  # up to the suspension itself (`table_suspended`), then nothing
+            assert published == list(range(1, self.suspended_at + 1))
         else:
             assert published == list(range(1, logged + 1))
 

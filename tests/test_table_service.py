@@ -31,8 +31,8 @@ DEVICE = "device:shoe-1"
 
 
 class CheckingPublisher:
-    """Records what it is handed, checking each time that the store already holds exactly those records and that the
-    table is not suspended."""
+    """Records what it is handed, checking each time that the store already holds exactly those records and that
+    nothing but the suspension itself is published while the table is suspended."""
 
     def __init__(self, store: MemoryEventStore) -> None:
         self.store = store
@@ -47,7 +47,9 @@ class CheckingPublisher:
         logged = {record.seq: record for record in self.store.read(TABLE)}
         for record in records:
             assert logged.get(record.seq) == record, f"record {record.seq} published before it was logged"
-        assert self.service is not None and not self.service.state.suspended, "published while suspended"
+        assert self.service is not None
+        if self.service.state.suspended:  # the suspension goes out at once (`table_suspended`), the rest waits
+            assert records[-1].kind == "TableSuspended", "published while suspended"
         seqs = [record.seq for record in records]
         first = self.published[-1].seq + 1 if self.calls else 1
         assert seqs == list(range(first, first + len(records))), "published out of order or with a gap"
@@ -107,7 +109,7 @@ def test_every_record_is_logged_before_it_is_published_and_all_are_published_in_
 
 
 @pytest.mark.parametrize("resolution", ["continue", "void"])
-def test_nothing_is_published_while_suspended_then_the_held_records_follow_in_order(resolution: str) -> None:
+def test_the_suspension_is_published_at_once_then_the_held_records_follow_in_order(resolution: str) -> None:
     studio = Studio()
     studio.ready()
     studio.open_and_close()
@@ -116,7 +118,10 @@ def test_nothing_is_published_while_suspended_then_the_held_records_follow_in_or
     assert published == studio.store.last_seq(TABLE)
     calls = len(studio.publisher.calls)
 
-    studio.draw(None)  # unreadable: suspended
+    studio.draw(None)  # unreadable: suspended, and published at once
+    assert [record.kind for record in studio.publisher.calls[-1]] == ["TableSuspended"]
+    assert studio.service.published_seq == studio.service.seq == published + 1
+    calls += 1
     studio.draw("9S")  # read while suspended
     studio.handle(c.ReportCutCard(DEVICE, "shoe"))
     with pytest.raises(ProcedureError):
@@ -124,9 +129,10 @@ def test_nothing_is_published_while_suspended_then_the_held_records_follow_in_or
     studio.handle(c.CorrectCard(BOSS, 0, Card.parse("6D"), "read by hand"))
     assert studio.service.state.suspended
     assert len(studio.publisher.calls) == calls, "nothing is published while the table waits for the pit boss"
-    held = list(studio.store.read(TABLE, after=published))
+    assert studio.service.published_seq == published + 1
+    assert studio.service.public_state.suspension is not None and studio.service.public_state.counts.corrections == 0
+    held = list(studio.store.read(TABLE, after=published + 1))
     assert [record.kind for record in held] == [
-        "TableSuspended",
         "CardReadWhileSuspended",
         "CutCardAppeared",
         "CardCorrected",
@@ -134,13 +140,14 @@ def test_nothing_is_published_while_suspended_then_the_held_records_follow_in_or
 
     if resolution == "continue":
         studio.handle(c.ContinuePlay(BOSS, "corrected"))
-        resolved = ["PlayContinued", "CardDealt", "BurnRequired"]
+        resolved = ["PlayContinued", "TableResumed", "CardDealt", "BurnRequired"]
     else:
         studio.handle(c.VoidRound(BOSS, "unreadable card"))
-        resolved = ["RoundVoided", "ShoeEnded"]  # the cut card had appeared: the voided round was the last
+        resolved = ["RoundVoided", "TableResumed", "ShoeEnded"]  # the cut card was out: the voided round was the last
     assert len(studio.publisher.calls) == calls + 1, "the held records are published at once, in one batch"
     assert [record.kind for record in studio.publisher.calls[-1]] == [record.kind for record in held] + resolved
     assert studio.publisher.published == list(studio.store.read(TABLE))
+    assert studio.service.public_state == studio.service.state
 
 
 def test_the_raw_device_data_is_logged_beside_what_the_table_accepted() -> None:
@@ -233,8 +240,9 @@ def test_a_restart_while_suspended_resumes_the_suspension() -> None:
     assert restarted.state.round is not None
     game_id = restarted.state.round.game_id
     logged = restarted.handle(c.ContinuePlay(BOSS, "corrected"))
-    assert [item.event for item in logged][:2] == [
+    assert [item.event for item in logged][:3] == [
         e.PlayContinued(BOSS, "corrected"),
+        e.TableResumed(e.Resumption.CORRECTED),
         e.CardDealt(1, 2, Side.BANKER, c.CardRead(Card.parse("6D"), "shoe-1", 8, 0.99, "raw-None"), game_id=game_id),
     ]
 
@@ -244,18 +252,19 @@ def test_a_restart_while_suspended_still_holds_back_what_was_logged_during_the_s
     studio.ready()
     studio.open_and_close()
     studio.draw("2H")
-    published = studio.store.last_seq(TABLE)
     studio.draw(None)
+    published = studio.store.last_seq(TABLE)  # the suspension was published at once
     studio.draw("QS")
     publisher = CheckingPublisher(studio.store)
     publisher.calls.append(list(studio.store.read(TABLE))[:published])  # what the first service had published
     restarted = TableService(TABLE, studio.store, studio.clock, studio.config, publisher)
     publisher.service = restarted
+    assert restarted.published_seq == published
     restarted.handle(c.ContinuePlay(BOSS, "card set aside"))
     assert [record.kind for record in publisher.calls[-1]] == [
-        "TableSuspended",
         "CardReadWhileSuspended",
         "PlayContinued",
+        "TableResumed",
         "BurnRequired",
     ]
     assert publisher.published == list(studio.store.read(TABLE))

@@ -1,4 +1,5 @@
-"""Game servers place bets on behalf of their players, fund their wallets, and read balances and bet history."""
+"""Game servers place bets on behalf of their players, fund their wallets, read balances and bet history, and set their
+players' PINs and own maximum stakes (seed 004)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require, websocket_principal
 from dealer_ui.routes.lookup import runtime_of, studio_of
-from dealer_ui.routes.problems import BAD_AFTER, MAX_ID, after_of
+from dealer_ui.routes.problems import BAD_AFTER, BAD_INPUT, MAX_ID, after_of
 from dealer_ui.runtime import Studio, TableRuntime
 from studio.domain.errors import BetRejected
 from studio.domain.player_banker import required_bank
 from studio.domain.procedure import Phase
 from studio.domain.roles import Role
+from studio.pins import BadPin
 from studio.users import Principal
-from studio.wallets import PlacedBet, WalletError
+from studio.wallets import OwnMaximumRefused, OwnMaximumState, PlacedBet, WalletError, WrongPin
 
 router = APIRouter(tags=["bets and wallets"])
 game_server = require(Role.GAME_SERVER)
@@ -47,8 +49,10 @@ class Repeat(PlayerAction):
 
 
 def _bets(placed: list[PlacedBet]) -> dict[str, Any]:
+    """The bets as placed; `notice` says when a stake is not the one asked for ("maximum reached", "raised to the
+    table minimum")."""
     return {"bets": [{"bet_id": b.bet_id, "player_id": b.player_id, "game_id": b.game_id, "bet_type": b.bet_type.value,
-                      "stake": b.stake, "status": b.status} for b in placed]}  # fmt: skip
+                      "stake": b.stake, "status": b.status, "notice": b.notice} for b in placed]}  # fmt: skip
 
 
 def _refuse(error: BetRejected | WalletError) -> HTTPException:
@@ -249,3 +253,81 @@ async def approve_round(table_id: str, body: PlayerAction, request: Request,
     except BetRejected as error:
         raise HTTPException(409, str(error)) from None
     return {"approved": game_id}
+
+
+# A player's PIN and own maximum stake (seed 004). The PIN is sent as a string of 4 to 12 digits, kept only as its
+# scrypt hash (studio/pins.py), and never quoted back, in an answer or in a log line.
+
+
+class NewPin(BaseModel):
+    pin: str = Field(description="4 to 12 digits, as a string")
+    current_pin: str | None = Field(default=None, description="needed to replace a PIN the player has already")
+
+
+class OwnMaximumChange(BaseModel):
+    max_stake: int | None = Field(gt=0, le=10**12, description="minor units; null removes the player's own maximum")
+    pin: str = Field(description="the player's PIN, confirming the change")
+
+
+def _own_maximum(player_id: str, state: OwnMaximumState) -> dict[str, Any]:
+    return {
+        "player_id": player_id,
+        "max_stake": state.max_stake,
+        "changed_at": None if state.changed_at is None else state.changed_at.isoformat(),
+        "next_change": None if state.next_change is None else state.next_change.isoformat(),
+    }
+
+
+def _player_refusal(error: WalletError | BadPin) -> HTTPException:
+    if isinstance(error, BadPin):
+        return HTTPException(422, str(error))
+    if isinstance(error, WrongPin):
+        return HTTPException(403, str(error))
+    return HTTPException(409 if isinstance(error, OwnMaximumRefused) else 404, str(error))
+
+
+@router.put("/api/players/{player_id}/pin", responses=BAD_INPUT)
+def set_pin(player_id: str, body: NewPin, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
+    """Set the PIN a player confirms a change of their own maximum with; replacing one needs the current PIN."""
+    _own(request, who, player_id)
+    try:
+        studio_of(request).wallets.set_pin(player_id, who.name, body.pin, body.current_pin)
+    except (WalletError, BadPin) as error:
+        raise _player_refusal(error) from None
+    return {"player_id": player_id, "pin_set": True}
+
+
+@router.delete("/api/players/{player_id}/pin")
+def clear_pin(player_id: str, request: Request, _: Principal = Depends(require(Role.ADMIN))) -> dict[str, Any]:
+    """A studio admin clears a player's forgotten PIN, once the operator has checked who asks; the game server then
+    sets a new one."""
+    try:
+        studio_of(request).wallets.clear_pin(player_id)
+    except WalletError as error:
+        raise HTTPException(404, str(error)) from None
+    return {"player_id": player_id, "pin_set": False}
+
+
+@router.get("/api/players/{player_id}/own-maximum")
+def own_maximum(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
+    """The player's own maximum stake (null: none), when it last changed, and when it may change next (null: now)."""
+    _own(request, who, player_id)
+    wallets = studio_of(request).wallets
+    try:
+        wallets.owner(player_id)
+    except WalletError as error:
+        raise HTTPException(404, str(error)) from None
+    return {**_own_maximum(player_id, wallets.own_maximum(player_id)), "pin_set": wallets.has_pin(player_id)}
+
+
+@router.put("/api/players/{player_id}/own-maximum", responses=BAD_INPUT)
+def set_own_maximum(player_id: str, body: OwnMaximumChange, request: Request,
+                    who: Principal = Depends(game_server)) -> dict[str, Any]:  # fmt: skip
+    """Change the player's own maximum stake on every table, confirmed with their PIN, at most once a week (the week
+    starts on Friday 00:00 at GMT-5, 05:00 UTC): 403 for a wrong PIN, 409 for a second change in a week or no PIN."""
+    _own(request, who, player_id)
+    try:
+        state = studio_of(request).wallets.set_own_maximum(player_id, who.name, body.max_stake, body.pin)
+    except (WalletError, BadPin) as error:
+        raise _player_refusal(error) from None
+    return _own_maximum(player_id, state)

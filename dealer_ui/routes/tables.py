@@ -94,6 +94,17 @@ class RequiredReason(BaseModel):
     reason: str = Field(min_length=1, max_length=500)
 
 
+class Inspection(BaseModel):
+    dealer: str | None = Field(
+        default=None, min_length=1, max_length=64, description="who inspected: a name or dealer:name; default: on duty"
+    )
+
+
+class DeckReplacement(BaseModel):
+    deck: str = Field(min_length=1, max_length=32, description="the deck replaced, as the studio labels it")
+    reason: str = Field(min_length=1, max_length=500, description="its defect")
+
+
 def card_of(code: str) -> Card:
     try:
         return Card.parse(code)
@@ -125,8 +136,10 @@ async def close_betting(table_id: str, request: Request, who: Principal = Depend
 
 @router.post("/api/tables/{table_id}/dealer-change")
 async def dealer_change(table_id: str, request: Request, who: Principal = Depends(dealer)) -> dict[str, Any]:
-    """The signed-in dealer takes over the table (1 card is burned before the next round)."""
-    return await apply(request, table_id, c.ChangeDealer(who.actor, str(who.actor)))
+    """The signed-in dealer takes over the table (1 card is burned before the next round). Players are told the
+    dealer's display name (`studio users display-name`), never the account name."""
+    shown = await asyncio.to_thread(studio_of(request).users.display_name, who.name)
+    return await apply(request, table_id, c.ChangeDealer(who.actor, str(who.actor), shown))
 
 
 @router.post("/api/tables/{table_id}/cut-card-out")
@@ -189,6 +202,31 @@ async def close_table(
 @router.post("/api/tables/{table_id}/open")
 async def open_table(table_id: str, request: Request, who: Principal = Depends(pit_boss)) -> dict[str, Any]:
     return await apply(request, table_id, c.OpenTable(who.actor))
+
+
+@router.post("/api/tables/{table_id}/order-shuffle")
+async def order_shuffle(
+    table_id: str, body: RequiredReason, request: Request, who: Principal = Depends(pit_boss)
+) -> dict[str, Any]:
+    """The shoe ends after the completed round and the dealer reshuffles (seed 000 §3.2.3; between rounds only)."""
+    return await apply(request, table_id, c.OrderShuffle(who.actor, body.reason))
+
+
+@router.post("/api/tables/{table_id}/inspect-decks")
+async def inspect_decks(
+    table_id: str, body: Inspection, request: Request, who: Principal = Depends(pit_boss)
+) -> dict[str, Any]:
+    """The pit boss approves the deck inspection that is due (the ended shoe's, then the next shoe's), made by the
+    dealer named (default: the dealer on duty)."""
+    return await apply(request, table_id, c.InspectDecks(who.actor, body.dealer))
+
+
+@router.post("/api/tables/{table_id}/replace-deck")
+async def replace_deck(
+    table_id: str, body: DeckReplacement, request: Request, who: Principal = Depends(pit_boss)
+) -> dict[str, Any]:
+    """During an inspection, the pit boss replaces a damaged or incomplete deck, noting its defect."""
+    return await apply(request, table_id, c.ReplaceDeck(who.actor, body.deck, body.reason))
 
 
 @router.websocket("/ws/tables/{table_id}")

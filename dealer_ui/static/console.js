@@ -222,7 +222,7 @@ function renderBetTotals(totals) {
 
 function renderChat(messages) {
   byTestId("chat").replaceChildren(...(messages || []).map((m) =>
-    el("li", { testid: "chat-message" }, el("b", {}, `${m.nickname}: `), m.shown)));
+    el("li", { testid: "chat-message", class: m.system ? "chat-system" : null }, el("b", {}, `${m.nickname}: `), m.shown)));
 }
 
 function renderSources(sources) {

@@ -178,11 +178,40 @@ function build(table) {
   openButton.addEventListener("click", () => decide(table, openButton, () => post(table, "open")));
   parts.dealerActions.append(closeButton, openButton);
 
+  // An early shuffle after a completed round, and the deck inspections (seed 000 §3.2.3, §3.1): the pit boss's own.
+  parts.orderShuffle = el("button", { type: "button", class: "small danger", testid: "act-order-shuffle", hidden: true },
+    "Order a shuffle");
+  parts.orderShuffle.addEventListener("click", () => {
+    const reason = prompt("Why is the shoe ending now?", "");
+    if (reason && reason.trim()) {
+      decide(table, parts.orderShuffle, () => post(table, "order-shuffle", { reason: reason.trim() }));
+    }
+  });
+  parts.approveInspection = el("button", { type: "button", class: "small primary", testid: "act-inspect-decks",
+    hidden: true }, "Approve the inspection");
+  parts.approveInspection.addEventListener("click", () => {
+    const dealer = prompt("Which dealer inspected the decks with you?", (entry.view && entry.view.dealer) || "");
+    if (dealer && dealer.trim()) {
+      decide(table, parts.approveInspection, () => post(table, "inspect-decks", { dealer: dealer.trim() }));
+    }
+  });
+  parts.replaceDeck = el("button", { type: "button", class: "small", testid: "act-replace-deck", hidden: true },
+    "Replace a deck");
+  parts.replaceDeck.addEventListener("click", () => {
+    const deck = prompt("Which deck is replaced?", "");
+    const reason = deck && deck.trim() ? prompt(`What is wrong with deck ${deck.trim()}?`, "") : "";
+    if (reason && reason.trim()) {
+      decide(table, parts.replaceDeck, () => post(table, "replace-deck", { deck: deck.trim(), reason: reason.trim() }));
+    }
+  });
+  parts.dealerActions.append(parts.orderShuffle, parts.approveInspection, parts.replaceDeck);
+
   const root = el("article", { class: "panel table-card", testid: "table-card", dataset: { table } },
     el("h3", {}, parts.title, parts.phase, parts.connection),
     parts.context, parts.suspension, parts.decision,
     el("h4", { class: "muted" }, "Table actions"), parts.dealerActions);
-  return { root, parts, view: null, positionsKey: "" };
+  const entry = { root, parts, view: null, positionsKey: "" };
+  return entry;
 }
 
 function updatePositions(entry, view) {
@@ -251,6 +280,8 @@ function update(view) {
     entry.positionsKey = "";
   }
   parts.decision.hidden = !suspended;
+  parts.orderShuffle.hidden = view.phase !== "ready";
+  parts.approveInspection.hidden = parts.replaceDeck.hidden = !view.inspection;
 
   const home = suspended ? byTestId("suspended-tables") : byTestId("tables");
   if (root.parentElement !== home) home.append(root);

@@ -76,6 +76,7 @@ class CloseBetting(Command):
 @dataclass(frozen=True, slots=True)
 class ChangeDealer(Command):
     dealer: str
+    display_name: str | None = None  # what players are shown; never the account name
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,3 +135,26 @@ class CloseTable(Command):
 @dataclass(frozen=True, slots=True)
 class OpenTable(Command):
     """Pit boss: the table plays again, where it was when it closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class OrderShuffle(Command):
+    """Pit boss: the shoe ends now, between rounds, and the dealer reshuffles (seed 000 §3.2.3)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class InspectDecks(Command):
+    """Pit boss: approves the inspection of the decks that is due (the ended shoe's, then the next shoe's), made by
+    `dealer` ("name" or "dealer:name"; None: the dealer on duty)."""
+
+    dealer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceDeck(Command):
+    """Pit boss: during an inspection, a damaged or incomplete deck is replaced (`deck` names it, `reason` says why)."""
+
+    deck: str
+    reason: str

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from studio.domain.events import BurnReason
-from studio.domain.procedure import Phase, TableState, is_last_hand
+from studio.domain.events import BurnReason, InspectionStage
+from studio.domain.procedure import Phase, TableState, inspection_due, is_last_hand
 from studio.domain.rules import hand_total
 
 
@@ -42,6 +42,13 @@ def next_action(state: TableState, now: datetime) -> NextAction:
     last = " — last hand of the shoe" if state.round is not None and is_last_hand(state, state.round.number) else ""
     match state.phase:
         case Phase.AWAITING_SHUFFLE:
+            due = inspection_due(state)
+            if due is not None:
+                stage, shoe = due
+                which = f"shoe {shoe} has ended" if stage is InspectionStage.END else f"for shoe {shoe}"
+                how = "face up and face down with the pit boss, who approves (or replaces a deck)"
+                decks = f"spread all {state.config.decks} decks"
+                return NextAction("inspect", "Inspect the decks", f"{which}: {decks} {how}")
             return NextAction("shuffle", "Shuffle the shoe", f"{state.config.decks} decks, inspected; then confirm")
         case Phase.AWAITING_CUT:
             return NextAction("cut", "Place the cut card", f"{state.config.cut_card_from_back} cards from the back")

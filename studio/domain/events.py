@@ -7,7 +7,8 @@ The four events that carry a device's read (`CardBurned`, `CardDealt`, `TableSus
 hold one `CardRead` record. In the log its fields are written beside the event's own (`card`, `source`,
 `device_seq`, `confidence`, and the raw data apart), the form records have always had; a field added to `CardRead`
 later is left out while it is None, so that a record without it keeps that form and an older record decodes to its
-default.
+default. An event's own field added later is declared with `metadata=LATER`: it is left out of the record while it
+holds its default, for the same reason.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import enum
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +29,12 @@ from studio.domain.rules import Side, Winner
 @dataclass(frozen=True, slots=True)
 class Event:
     """Base of every event."""
+
+
+# The metadata of a field added to an event after records of it were logged (`field(default=..., metadata=LATER)`):
+# left out of a record while it holds its default, which an older record, without it, decodes to; so old and new
+# records keep one form.
+LATER = {"later": True}
 
 
 def _accepted(read: CardRead) -> Card:
@@ -47,6 +54,7 @@ class ShuffleConfirmed(Event):
 class CutCardPlaced(Event):
     shoe: int
     cards_in_front: int
+    decks: int | None = field(default=None, metadata=LATER)  # the shoe's decks
 
 
 class BurnReason(enum.StrEnum):
@@ -135,7 +143,10 @@ class RoundCompleted(Event):
 
 @dataclass(frozen=True, slots=True)
 class DealerChanged(Event):
-    dealer: str
+    dealer: str  # the account ("dealer:alice"), for the audit
+    display_name: str | None = field(
+        default=None, metadata=LATER
+    )  # what players are shown (the feed's `dealer_changed`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +154,7 @@ class TableSuspended(Event):
     reason: str  # a `SuspensionReason` value
     detail: str
     read: CardRead | None = None  # the read that caused it, if any
+    game_id: str | None = field(default=None, metadata=LATER)  # the round it interrupted, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +172,7 @@ class CardCorrected(Event):
     corrected: Card
     reason: str
     by: str
+    game_id: str | None = field(default=None, metadata=LATER)  # the round's game number
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,12 +181,34 @@ class PlayContinued(Event):
     reason: str
 
 
+class Resumption(enum.StrEnum):
+    """How the pit boss ended a suspension, as game servers are told (the feed's `table_resumed`)."""
+
+    CONTINUED = "continued"  # play goes on as it was
+    CORRECTED = "corrected"  # play goes on, with cards the pit boss corrected
+    VOIDED = "voided"  # the round was voided and its stakes refunded
+
+
+@dataclass(frozen=True, slots=True)
+class TableResumed(Event):
+    """The suspension is over: logged right after the pit boss's decision (`PlayContinued` or `RoundVoided`)."""
+
+    decision: Resumption
+
+
 @dataclass(frozen=True, slots=True)
 class RoundVoided(Event):
     round: int
     game_id: str
     reason: str
     by: str
+
+
+class ShoeEndReason(enum.StrEnum):
+    """Why a shoe ended (each is also the text the log keeps)."""
+
+    CUT_CARD = "cut_card"  # the last hand after the cut card appeared was played
+    EARLY_SHUFFLE = "early_shuffle"  # a pit boss ordered a shuffle after a completed round (seed 000 §3.2.3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +222,45 @@ class ShoeEnded(Event):
     cards_set_aside: int
     composition_ok: bool
     composition_detail: str
+    reason: ShoeEndReason = field(default=ShoeEndReason.CUT_CARD, metadata=LATER)  # older records: the cut card
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleOrdered(Event):
+    """A pit boss ordered the shoe reshuffled after a completed round; the `ShoeEnded` that follows says so."""
+
+    shoe: int
+    reason: str
+    by: str
+
+
+class InspectionStage(enum.StrEnum):
+    """When decks are inspected (seed 000 §1.3.3): before a shoe's shuffle, and once the shoe has ended."""
+
+    START = "start"
+    END = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class DecksInspected(Event):
+    """The dealer spread the decks of `shoe` face up and face down with the pit boss, who approved them (§3.1.2)."""
+
+    shoe: int
+    stage: InspectionStage
+    decks: int
+    dealer: str
+    approved_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeckReplaced(Event):
+    """During an inspection, a pit boss replaced a damaged or incomplete deck, noting the defect (§3.1.3)."""
+
+    shoe: int
+    stage: InspectionStage
+    deck: str
+    reason: str
+    by: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,8 +333,12 @@ def _same(value: Any) -> Any:
 Codec = tuple[str, Callable[[Any], Any], Callable[[Any], Any]]
 _CODECS: dict[type[Event], list[Codec]] = {}
 _READ_FIELD: dict[type[Event], str] = {}  # the event's `CardRead` field, for the four events that carry one
+_LATER: dict[type[Event], tuple[tuple[str, Any], ...]] = {}  # fields added later, with the default left out
 for _cls in EVENT_TYPES.values():
     _hints = typing.get_type_hints(_cls)
+    _later = tuple((f.name, f.default) for f in fields(_cls) if f.metadata.get("later"))
+    if _later:
+        _LATER[_cls] = _later
     _CODECS[_cls] = [(f.name, *_field_codec(_hints[f.name])) for f in fields(_cls)
                      if _hints[f.name] not in (CardRead, CardRead | None)]  # fmt: skip
     _READ_FIELD.update((_cls, f.name) for f in fields(_cls) if _hints[f.name] in (CardRead, CardRead | None))
@@ -293,6 +371,9 @@ def _decode_read(data: Mapping[str, Any], raw: str | None) -> CardRead | None:
 def encode(event: Event) -> tuple[str, dict[str, Any], str | None]:
     """(kind, data, raw): the raw device data travels apart from the data."""
     data = {name: enc(getattr(event, name)) for name, enc, _ in _CODECS[type(event)]}
+    for name, default in _LATER.get(type(event), ()):
+        if getattr(event, name) == default:
+            del data[name]
     read_field = _READ_FIELD.get(type(event))
     if read_field is not None:
         data.update(_encode_read(getattr(event, read_field)))

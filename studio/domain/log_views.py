@@ -24,17 +24,22 @@ def round_records(records: Iterable[Record], game_id: str) -> list[Record]:
     return selected
 
 
+_INSPECTIONS = frozenset({"DecksInspected", "DeckReplaced"})  # of a shoe's decks, before its shuffle and after its end
+
+
 def shoe_records(records: Iterable[Record], shoe: int) -> list[Record]:
-    """The records of one shoe, from its shuffle to its summary."""
+    """The records of one shoe, from its shuffle to its summary, with the inspections of its decks before and after."""
     selected: list[Record] = []
     inside = False
     for record in records:
         if record.kind == "ShuffleConfirmed":
-            inside = record.data.get("shoe") == shoe
-        if inside:
-            selected.append(record)
-            if record.kind == "ShoeEnded":
+            if record.data.get("shoe", 0) > shoe:
                 break
+            inside = record.data.get("shoe") == shoe
+        if inside or (record.kind in _INSPECTIONS and record.data.get("shoe") == shoe):
+            selected.append(record)
+        if record.kind == "ShoeEnded":
+            inside = False
     return selected
 
 

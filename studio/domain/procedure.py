@@ -9,10 +9,18 @@ logged. The phases, in the order a shoe goes through them:
     AWAITING_SHUFFLE --ConfirmShuffle--> AWAITING_CUT --PlaceCutCard--> BURNING (6) --cards--> READY
     READY --OpenBetting--> BETTING_OPEN --CloseBetting--> DEALING --cards--> READY (or, after the last hand,
     AWAITING_SHUFFLE); any error --> SUSPENDED --pit boss: ContinuePlay / VoidRound--> BURNING (3) --> play resumes;
-    AWAITING_SHUFFLE or READY --CloseTable--> CLOSED --OpenTable--> where it was.
+    AWAITING_SHUFFLE or READY --CloseTable--> CLOSED --OpenTable--> where it was;
+    READY --pit boss: OrderShuffle--> AWAITING_SHUFFLE (the shoe ends early); in AWAITING_SHUFFLE, where the table
+    inspects its decks, --pit boss: InspectDecks (ReplaceDeck)--> AWAITING_SHUFFLE until no inspection is due.
 
 Rules held here (seed 000 section 3, DESIGN.md §5; every number is in `ProcedureConfig`):
 - A shoe starts with the dealer confirming the shuffle, then the cut card goes in front of the last deck (52 cards).
+- Deck inspection (`inspection_due`, seed 000 §1.3.3, §3.1; `inspect_decks`): the decks are inspected when a shoe has
+  ended and before the next is shuffled, by the dealer with a pit boss who approves it (never the dealer themself);
+  the ended shoe's inspection comes first, then the next shoe's, and no shuffle is confirmed while one is due. During
+  an inspection a pit boss may replace a defective deck, with a reason.
+- Early shuffle (seed 000 §3.2.3; `allow_early_shuffle`): between rounds a pit boss may order the shoe reshuffled; the
+  shoe ends then, its summary saying why (`ShoeEndReason`).
 - Burns (`burn_count`, `_burn`): 6 cards after a shuffle, 3 after an error on the pit boss's approval, 1 for a new
   dealer before the next round; a burned card is read and logged, never dealt.
 - A round: betting opens with a timer; "no more bets" when it ends (early only if the table allows it); then cards go
@@ -41,7 +49,7 @@ from studio.domain import commands as c
 from studio.domain import events as e
 from studio.domain.cards import ALL_CARDS, Card
 from studio.domain.errors import InvalidDeal, ProcedureError
-from studio.domain.events import BurnReason, SuspensionReason
+from studio.domain.events import BurnReason, InspectionStage, ShoeEndReason, SuspensionReason
 from studio.domain.procedure_config import ProcedureConfig
 from studio.domain.roles import Actor, Role
 from studio.domain.rules import Side, next_recipient, outcome
@@ -93,6 +101,7 @@ class Suspension(NamedTuple):
     resume: Phase  # the phase the error interrupted
     read: c.CardRead | None = None  # the read that caused it, if any
     corrected: Card | None = None  # what the pit boss says that read really was
+    corrections: int = 0  # cards the pit boss corrected during this suspension
 
 
 class ShoeCounts(NamedTuple):
@@ -123,6 +132,8 @@ class TableState(NamedTuple):
     counts: ShoeCounts = ShoeCounts()
     last_result: e.RoundCompleted | None = None
     reopens_in: Phase | None = None  # while closed: the phase the table returns to
+    start_inspected: int = 0  # the last shoe whose decks were inspected before its shuffle
+    end_inspected: int = 0  # the last shoe whose decks were inspected once it had ended
 
     @property
     def suspended(self) -> bool:
@@ -187,11 +198,80 @@ def is_last_hand(state: TableState, round_number: int) -> bool:
     return state.last_round is not None and round_number >= state.last_round
 
 
+# Deck inspection (seed 000 §1.3.3, §3.1): at the end of a shoe and before the next is shuffled. All in one place. --
+
+
+def inspection_due(state: TableState) -> tuple[InspectionStage, int] | None:
+    """The inspection the table waits for before the next shuffle, and the shoe it is of: the ended shoe's first, then
+    the next shoe's. None where the table does not inspect its decks, or while a shoe is under way."""
+    if not state.config.inspect_decks or state.phase is not Phase.AWAITING_SHUFFLE:
+        return None
+    if state.shoe > 0 and state.end_inspected < state.shoe:
+        return InspectionStage.END, state.shoe
+    if state.start_inspected <= state.shoe:
+        return InspectionStage.START, state.shoe + 1
+    return None
+
+
+def _inspection_needed(state: TableState, command: c.Command) -> tuple[InspectionStage, int]:
+    if not state.config.inspect_decks:
+        raise _refuse(state, command, "this table does not record deck inspections (procedure.inspect_decks)")
+    due = inspection_due(state)
+    if due is None:
+        raise _refuse(state, command, f"the decks of shoe {state.shoe + 1} are inspected already: shuffle them")
+    return due
+
+
+def _inspect_decks(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.InspectDecks)
+    stage, shoe = _inspection_needed(state, command)
+    _check_pit_boss(state, command)
+    named = command.dealer if command.dealer is not None else state.dealer
+    if named is None or not named.strip():
+        raise _refuse(state, command, "name the dealer who inspected the decks: no dealer is on duty at this table")
+    try:
+        dealer = Actor.parse(named.strip(), bare=Role.DEALER)
+    except ValueError:
+        raise _refuse(state, command, "name the dealer who inspected the decks (a name, or dealer:name)") from None
+    if dealer.kind is not Role.DEALER:
+        raise _refuse(state, command, f"{dealer} is not a dealer: name the dealer who inspected the decks")
+    if dealer.name == command.actor.name:
+        raise _refuse(state, command, "the dealer who inspected the decks cannot approve the inspection")
+    return [e.DecksInspected(shoe, stage, state.config.decks, str(dealer), str(command.actor))]
+
+
+def _replace_deck(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.ReplaceDeck)
+    stage, shoe = _inspection_needed(state, command)
+    _check_pit_boss(state, command)
+    if not command.deck.strip():
+        raise _refuse(state, command, "name the deck replaced")
+    if not command.reason.strip():
+        raise _refuse(state, command, "replacing a deck needs a reason: its defect")
+    return [e.DeckReplaced(shoe, stage, command.deck.strip(), command.reason, str(command.actor))]
+
+
 # A shoe ---------------------------------------------------------------------------------------------------------------
 
 
 def _confirm_shuffle(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    due = inspection_due(state)
+    if due is not None:
+        stage, shoe = due
+        which = f"shoe {shoe}, which has ended," if stage is InspectionStage.END else f"shoe {shoe}"
+        raise _refuse(state, command, f"inspect the decks of {which} first: a pit boss approves the inspection")
     return [e.ShuffleConfirmed(state.shoe + 1, str(command.actor))]
+
+
+def _order_shuffle(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.OrderShuffle)
+    _check_pit_boss(state, command)
+    if not state.config.allow_early_shuffle:
+        raise _refuse(state, command, "this table does not allow an early shuffle (procedure.allow_early_shuffle)")
+    if not command.reason.strip():
+        raise _refuse(state, command, "an early shuffle needs a reason")
+    ordered = e.ShuffleOrdered(state.shoe, command.reason, str(command.actor))
+    return [ordered, _shoe_ended(state, reason=ShoeEndReason.EARLY_SHUFFLE)]
 
 
 def _place_cut_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -203,7 +283,7 @@ def _place_cut_card(state: TableState, command: c.Command, now: datetime) -> lis
         raise _refuse(
             state, command, f"the cut card must leave {first_usable} to {size} cards in front, not {position}"
         )
-    return [e.CutCardPlaced(state.shoe, position), *_burn(state, BurnReason.SHUFFLE)]
+    return [e.CutCardPlaced(state.shoe, position, state.config.decks), *_burn(state, BurnReason.SHUFFLE)]
 
 
 def _report_cut_card(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -213,7 +293,8 @@ def _report_cut_card(state: TableState, command: c.Command, now: datetime) -> li
     return [e.CutCardAppeared(command.source, _last_round_when_cut_card_appears(state))]
 
 
-def _shoe_ended(state: TableState, rounds: int = 0, voids: int = 0, dealt: tuple[Card, ...] = ()) -> e.ShoeEnded:
+def _shoe_ended(state: TableState, rounds: int = 0, voids: int = 0, dealt: tuple[Card, ...] = (),
+                reason: ShoeEndReason = ShoeEndReason.CUT_CARD) -> e.ShoeEnded:  # fmt: skip
     """The shoe's summary; `dealt` are cards dealt by the events that end it, which `state` has not counted yet."""
     counts = state.counts
     seen = state.seen
@@ -237,6 +318,7 @@ def _shoe_ended(state: TableState, rounds: int = 0, voids: int = 0, dealt: tuple
         cards_set_aside=counts.set_aside,
         composition_ok=not problems,
         composition_detail=detail,
+        reason=reason,
     )
 
 
@@ -264,7 +346,7 @@ def _change_dealer(state: TableState, command: c.Command, now: datetime) -> list
         Actor.parse(command.dealer, bare=Role.DEALER)
     except ValueError:
         raise _refuse(state, command, "name the dealer taking over (a name, or dealer:name)") from None
-    changed: list[e.Event] = [e.DealerChanged(command.dealer)]
+    changed: list[e.Event] = [e.DealerChanged(command.dealer, command.display_name)]
     if state.phase is Phase.READY:  # between two shoes the new dealer starts with the shuffle's burn
         changed += _burn(state, BurnReason.DEALER_CHANGE)
     return changed
@@ -341,7 +423,8 @@ def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason
 
 
 def _suspend(state: TableState, reason: SuspensionReason, detail: str, read: c.CardRead | None) -> e.TableSuspended:
-    return e.TableSuspended(reason.value, detail, read)
+    game_id = state.round.game_id if state.round is not None else None
+    return e.TableSuspended(reason.value, detail, read, game_id)
 
 
 def _read_of(command: c.Command) -> c.CardRead:
@@ -429,6 +512,7 @@ def _correct_card(state: TableState, command: c.Command, now: datetime) -> list[
     suspension = state.suspension
     by = str(command.actor)
     round_number = state.round.number if state.round is not None else None
+    game_id = state.round.game_id if state.round is not None else None
     if command.position == 0:
         if suspension.read is None:
             raise _refuse(state, command, "no card read is waiting: the suspension was not caused by a read")
@@ -437,7 +521,7 @@ def _correct_card(state: TableState, command: c.Command, now: datetime) -> list[
         if suspension.resume is Phase.DEALING and state.round is not None and state.round.next_side is None:
             raise _refuse(state, command, "the deal is complete: the read has no place in it")
         original = suspension.corrected or suspension.read.card
-        return [e.CardCorrected(round_number, 0, original, command.card, command.reason, by)]
+        return [e.CardCorrected(round_number, 0, original, command.card, command.reason, by, game_id)]
     if state.round is None or not 1 <= command.position <= len(state.round.dealt):
         count = len(state.round.dealt) if state.round is not None else 0
         raise _refuse(state, command, f"position {command.position} is not a card of this round (1 to {count})")
@@ -454,7 +538,7 @@ def _correct_card(state: TableState, command: c.Command, now: datetime) -> list[
         waiting = "a burn is under way" if suspension.resume is not Phase.DEALING else "the corrected read waits"
         raise _refuse(state, command, f"with {command.card.code} the deal would be complete while {waiting}; "
                                       "continue first or void the round")  # fmt: skip
-    return [e.CardCorrected(round_number, command.position, original_card, command.card, command.reason, by)]
+    return [e.CardCorrected(round_number, command.position, original_card, command.card, command.reason, by, game_id)]
 
 
 def _continue_play(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -462,7 +546,8 @@ def _continue_play(state: TableState, command: c.Command, now: datetime) -> list
     _check_pit_boss(state, command)
     suspension = state.suspension
     continued = e.PlayContinued(str(command.actor), command.reason)
-    follow: list[e.Event] = [continued]
+    decision = e.Resumption.CORRECTED if suspension.corrections else e.Resumption.CONTINUED
+    follow: list[e.Event] = [continued, e.TableResumed(decision)]
     resumed = evolve(state, continued)
     # The read that suspended the table, once the pit boss has named the card, counts as drawn in its place.
     read = suspension.read
@@ -488,9 +573,10 @@ def _void_round(state: TableState, command: c.Command, now: datetime) -> list[e.
     if not command.reason.strip():
         raise _refuse(state, command, "a void needs a reason")
     voided = e.RoundVoided(state.round.number, state.round.game_id, command.reason, str(command.actor))
+    resumed = e.TableResumed(e.Resumption.VOIDED)
     if is_last_hand(state, state.round.number):
-        return [voided, _shoe_ended(state, voids=1)]
-    return [voided, *_burn(state, BurnReason.ERROR, command.actor)]
+        return [voided, resumed, _shoe_ended(state, voids=1)]
+    return [voided, resumed, *_burn(state, BurnReason.ERROR, command.actor)]
 
 
 def _close_table(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -533,6 +619,8 @@ _ERRORS_IN_PLAY: dict[type[c.Command], Move] = {
 TRANSITIONS: dict[Phase, dict[type[c.Command], Move]] = {
     AWAITING_SHUFFLE: {
         c.ConfirmShuffle:       _move(_confirm_shuffle, AWAITING_CUT),
+        c.InspectDecks:         _move(_inspect_decks, AWAITING_SHUFFLE),  # then the next inspection, or the shuffle
+        c.ReplaceDeck:          _move(_replace_deck, AWAITING_SHUFFLE),
         c.ChangeDealer:         _move(_change_dealer, AWAITING_SHUFFLE),
         c.DrawCard:             _move(_card_not_due, SUSPENDED),
         c.CloseTable:           _move(_close_table, CLOSED),
@@ -553,6 +641,7 @@ TRANSITIONS: dict[Phase, dict[type[c.Command], Move]] = {
         c.DrawCard:             _move(_card_not_due, SUSPENDED),
         c.ReportCutCard:        _move(_report_cut_card, READY),  # the next round is the last hand
         c.CloseTable:           _move(_close_table, CLOSED),
+        c.OrderShuffle:         _move(_order_shuffle, AWAITING_SHUFFLE),  # the shoe ends after a completed round
         **_ERRORS_IN_PLAY,
         c.ReportSourceFailure:  _move(_source_failed_between_rounds, READY),
     },
@@ -666,16 +755,19 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             return state._replace(counts=counts, cards_drawn=state.cards_drawn + 1)
         case e.CardCorrected(position=position, corrected=card):
             counts = state.counts._replace(corrections=state.counts.corrections + 1)
+            assert state.suspension is not None
+            suspension = state.suspension._replace(corrections=state.suspension.corrections + 1)
             if position == 0:
-                assert state.suspension is not None
                 # The set-aside read becomes the corrected card; it is counted again when it is dealt or burned.
-                return state._replace(suspension=state.suspension._replace(corrected=card), counts=counts)
+                return state._replace(suspension=suspension._replace(corrected=card), counts=counts)
             assert state.round is not None
             dealt = list(state.round.dealt)
             side, old = dealt[position - 1]
             dealt[position - 1] = (side, card)
             seen = _count(_count(state.seen, old, -1), card, 1)
-            return state._replace(round=state.round.with_dealt(tuple(dealt)), counts=counts, seen=seen)
+            return state._replace(
+                round=state.round.with_dealt(tuple(dealt)), counts=counts, seen=seen, suspension=suspension
+            )
         case e.PlayContinued():
             assert state.suspension is not None
             suspension = state.suspension
@@ -700,8 +792,8 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             return state._replace(phase=Phase.CLOSED, reopens_in=Phase(phase))
         case e.TableOpened():
             return state._replace(phase=state.reopens_in or Phase.AWAITING_SHUFFLE, reopens_in=None)
-        case e.LogOutage():
-            return state  # a fact about the log, not about the table
+        case e.LogOutage() | e.TableResumed():
+            return state  # a fact about the log; a notice of what the pit boss's decision already applied
         case e.DealerChanged(dealer=dealer):
             return state._replace(dealer=dealer)
         case e.ShuffleConfirmed(shoe=shoe, dealer=dealer):
@@ -709,6 +801,12 @@ def evolve(state: TableState, event: e.Event) -> TableState:
         case e.CutCardPlaced(cards_in_front=position):
             return state._replace(cut_position=position, cards_drawn=0, seen=(0,) * len(ALL_CARDS), last_round=None,
                          counts=ShoeCounts(), last_device_seq=(), device_sessions=())  # fmt: skip
+        case e.DecksInspected(stage=InspectionStage.START, shoe=shoe):
+            return state._replace(start_inspected=shoe)
+        case e.DecksInspected(stage=InspectionStage.END, shoe=shoe):
+            return state._replace(end_inspected=shoe)
+        case e.ShuffleOrdered() | e.DeckReplaced():
+            return state  # the ShoeEnded that follows ends the shoe; the inspection that follows approves the deck
         case e.ShoeEnded():
             return state._replace(phase=Phase.AWAITING_SHUFFLE, round=None, burn=None, suspension=None,
                            cut_position=None)  # fmt: skip

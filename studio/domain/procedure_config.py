@@ -16,6 +16,8 @@ class ProcedureConfig:
     warning_seconds: int = 5  # the light turns yellow when this many seconds are left
     allow_early_close: bool = False  # may the dealer call "no more bets" before the timer ends?
     one_more_hand: bool = False  # house option: one more round after the hand in which the cut card appears
+    allow_early_shuffle: bool = True  # may a pit boss end the shoe after any completed round (seed 000 §3.2.3)?
+    inspect_decks: bool = False  # record each shoe's deck inspections, start and end, before the next shuffle?
 
     @property
     def shoe_size(self) -> int:

@@ -79,9 +79,10 @@ def test_without_redis_the_feed_server_reads_the_log_and_holds_back_a_suspension
         table.run(c.CloseBetting(DEALER))
         table.deal("2H")
         first = await received(subscription.queue, table.feed_seqs()[-1])
-        table.run(c.DeclareError(DEALER, "card_exposed", "a card flipped"))
+        table.run(c.DeclareError(DEALER, "card_exposed", "a card flipped"))  # the suspension goes out at once
+        suspended = await received(subscription.queue, table.store.last_seq("T1"))
         table.run(c.CorrectCard(BOSS, 1, Card.parse("3H"), "the card was the 3 of hearts"))  # a feed message...
-        # ... read from the log and held back with the suspension: nothing reaches the subscriber.
+        # ... read from the log and held back with the suspension: nothing more reaches the subscriber.
         logged = table.store.last_seq("T1")
         await until(lambda: server.tailers["T1"].scanned >= logged, "the feed server to read the correction")
         assert subscription.queue.empty() and not server.redis_up
@@ -89,7 +90,7 @@ def test_without_redis_the_feed_server_reads_the_log_and_holds_back_a_suspension
         table.deal("4H", "5H", "6H")
         expected = [seq for seq in table.feed_seqs() if seq > before]
         rest = await received(subscription.queue, expected[-1])
-        assert first + rest == expected  # everything after the subscription began, once, in order
+        assert first + suspended + rest == expected  # everything after the subscription began, once, in order
         reader.cancel()
         await server.close()
 

@@ -1,5 +1,6 @@
-"""The results feed: REST pages and a WebSocket stream, public facts only, in seq order, nothing while the table is
-suspended, resumable from the last seq without loss or duplicates; a misbehaving client is closed alone."""
+"""The results feed: REST pages and a WebSocket stream, public facts only, in seq order, nothing but the suspension
+itself while the table is suspended, resumable from the last seq without loss or duplicates; a misbehaving client is
+closed alone."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from studio.clock import ManualClock
 from studio.domain.records import Record
 from tests.server.conftest import NATURAL, Desk, sign_in
 
-PUBLIC = {"round_opened", "betting_closed", "card", "result", "void", "correction"}
+PUBLIC = {"round_opened", "betting_closed", "card", "result", "void", "correction", "table_suspended", "table_resumed",
+          "shoe_started", "shoe_ended", "last_hand", "table_closed", "table_opened", "dealer_changed"}  # fmt: skip
 ROUND = ["round_opened", "betting_closed", "card", "card", "card", "card", "result"]
 
 
@@ -60,18 +62,20 @@ def test_the_feed_holds_the_public_facts_of_a_round_in_seq_order(
     play_round(desk)
     body = page(client, game_server)
     feed = body["messages"]
-    assert types(feed) == ROUND  # no shuffle, cut card or burns
+    assert types(feed) == ["shoe_started", *ROUND]  # no shuffle, burns or anything internal
     assert_in_order(feed)
     assert body["table"] == "T1" and body["next_after"] == desk.seq
     logged = {record.seq: record.kind for record in desk.studio.store.read("T1")}
     kinds = {
+        "shoe_started": "CutCardPlaced",
         "round_opened": "BettingOpened",
         "betting_closed": "BettingClosed",
         "card": "CardDealt",
         "result": "RoundCompleted",
     }
     assert all(logged[message["seq"]] == kinds[message["type"]] for message in feed)
-    opened, closed, *cards, result = feed
+    started, opened, closed, *cards, result = feed
+    assert (started["shoe"], started["decks"], started["cut_position"]) == (1, 8, 416 - 52)
     assert opened["game_id"] == "T1-20240501-120000-0001" and opened["round"] == 1
     assert opened["closes_at"] == "2024-05-01T12:00:10+00:00" and opened["table"] == "T1"
     assert closed["game_id"] == opened["game_id"]
@@ -111,7 +115,7 @@ def test_pages_continue_from_next_after(client: TestClient, desk: Desk, game_ser
         collected += body["messages"]
         after = body["next_after"]
     assert collected == messages(client, game_server)
-    assert types(collected) == ROUND * 2
+    assert types(collected) == ["shoe_started", *ROUND * 2]
 
 
 @pytest.mark.parametrize("query", [{"after": -1}, {"after": "x"}, {"limit": 0}, {"limit": 1001}, {"limit": "all"}])
@@ -138,7 +142,7 @@ def suspend_mid_round_and_correct(desk: Desk) -> int:
     return suspended_at
 
 
-def test_nothing_is_published_while_the_table_is_suspended(
+def test_only_the_suspension_is_published_while_the_table_is_suspended(
     client: TestClient, desk: Desk, studio: Studio, game_server: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     published: list[int] = []
@@ -151,19 +155,24 @@ def test_nothing_is_published_while_the_table_is_suspended(
     monkeypatch.setattr(studio.hub, "publish", spy)
     with client.websocket_connect("/ws/feed/T1", headers=game_server) as ws:
         suspended_at = suspend_mid_round_and_correct(desk)
-        assert max(published) == suspended_at - 1 == desk.published
+        assert max(published) == suspended_at == desk.published  # the suspension at once; what follows waits
         before = messages(client, game_server)
-        assert types(before) == ["round_opened", "betting_closed", "card", "card"]
-        assert page(client, game_server)["next_after"] == suspended_at - 1
+        assert types(before) == ["shoe_started", "round_opened", "betting_closed", "card", "card", "table_suspended"]
+        assert page(client, game_server)["next_after"] == suspended_at
         assert messages(client, game_server, before[-1]["seq"]) == []
 
-        assert desk.ok("continue", desk.pit_boss, {"reason": "card replaced"}) == ["PlayContinued", "BurnRequired"]
+        assert desk.ok("continue", desk.pit_boss, {"reason": "card replaced"}) == [
+            "PlayContinued",
+            "TableResumed",
+            "BurnRequired",
+        ]
         assert published == list(range(1, desk.seq + 1))  # everything, once, in order
         after = messages(client, game_server)
-        assert types(after) == [*types(before), "correction"]
-        correction = after[-1]
+        assert types(after) == [*types(before), "correction", "table_resumed"]
+        correction, resumed = after[-2:]
         assert (correction["position"], correction["original"], correction["corrected"]) == (1, "9H", "8H")
-        assert correction["seq"] > suspended_at
+        assert correction["game_id"] == before[1]["game_id"] and correction["seq"] > suspended_at
+        assert resumed["decision"] == "corrected"
 
         desk.card("4C")  # the error burn
         desk.deal("KD", "3C")
@@ -180,8 +189,11 @@ def test_a_void_is_published_when_the_pit_boss_voids(
     suspend_mid_round_and_correct(desk)
     desk.ok("void", desk.pit_boss, {"reason": "misdeal"})
     feed = messages(client, game_server)
-    assert types(feed) == ["round_opened", "betting_closed", "card", "card", "correction", "void"]
-    assert feed[-1]["reason"] == "misdeal" and feed[-1]["game_id"] == feed[0]["game_id"]
+    assert types(feed) == ["shoe_started", "round_opened", "betting_closed", "card", "card", "table_suspended",
+                           "correction", "void", "table_resumed"]  # fmt: skip
+    void, resumed = feed[-2:]
+    assert void["reason"] == "misdeal" and void["game_id"] == feed[1]["game_id"]
+    assert resumed["decision"] == "voided"
     assert_in_order(feed)
 
 
@@ -195,11 +207,11 @@ def test_a_restart_while_suspended_still_holds_back(tmp_path: Path, desk: Desk, 
     desk.client.__exit__(None, None, None)  # the first studio stops
     with TestClient(create_app(settings, ManualClock(desk.studio.clock.now()))) as again:
         restarted: Studio = again.app.state.studio  # type: ignore[attr-defined]
-        assert restarted.tables["T1"].service.published_seq == suspended_at - 1
+        assert restarted.tables["T1"].service.published_seq == suspended_at
         assert messages(again, game_server) == held
         boss = sign_in(again, "pitboss")
         assert again.post("/api/tables/T1/continue", headers=boss, json={}).status_code == 200
-        assert types(messages(again, game_server)) == [*types(held), "correction"]
+        assert types(messages(again, game_server)) == [*types(held), "correction", "table_resumed"]
 
 
 def test_the_stream_replays_the_backlog_then_goes_live(
@@ -221,7 +233,7 @@ def test_the_stream_starts_after_n(client: TestClient, desk: Desk, game_server: 
     play_round(desk)
     feed = messages(client, game_server)
     with client.websocket_connect(f"/ws/feed/T1?after={feed[3]['seq']}", headers=game_server) as ws:
-        assert receive(ws, 3) == feed[4:]
+        assert receive(ws, len(feed) - 4) == feed[4:]
 
 
 def test_a_client_that_reconnects_with_its_last_seq_misses_nothing_and_gets_nothing_twice(
@@ -232,7 +244,7 @@ def test_a_client_that_reconnects_with_its_last_seq_misses_nothing_and_gets_noth
     with client.websocket_connect("/ws/feed/T1?after=0", headers=game_server) as ws:
         desk.to_dealing()
         desk.deal("9H", "2S")
-        seen += receive(ws, 4)
+        seen += receive(ws, 5)  # the shoe started, the round opened, betting closed, two cards
     last = seen[-1]["seq"]
     desk.deal("KD", "3C")  # while the client is away
     desk.ok("open-betting")
@@ -247,7 +259,7 @@ def test_a_client_that_reconnects_with_its_last_seq_misses_nothing_and_gets_noth
         seen += receive(ws, 4)
     assert_in_order(seen)
     assert seen == messages(client, game_server)
-    assert types(seen) == ROUND * 2
+    assert types(seen) == ["shoe_started", *ROUND * 2]
 
 
 def test_a_subscriber_connected_through_a_suspension_gets_the_held_messages_once(
@@ -255,14 +267,15 @@ def test_a_subscriber_connected_through_a_suspension_gets_the_held_messages_once
 ) -> None:
     with client.websocket_connect("/ws/feed/T1", headers=game_server) as ws:
         suspend_mid_round_and_correct(desk)
-        seen = receive(ws, 4)
+        seen = receive(ws, 6)
         last = seen[-1]["seq"]
     with client.websocket_connect(f"/ws/feed/T1?after={last}", headers=game_server) as ws:
         desk.ok("continue", desk.pit_boss, json={})
         desk.card("4C")
         desk.deal("KD", "3C")
-        seen += receive(ws, 4)
-    assert types(seen) == ["round_opened", "betting_closed", "card", "card", "correction", "card", "card", "result"]
+        seen += receive(ws, 5)
+    assert types(seen) == ["shoe_started", "round_opened", "betting_closed", "card", "card", "table_suspended",
+                           "correction", "table_resumed", "card", "card", "result"]  # fmt: skip
     assert seen == messages(client, game_server)
 
 
@@ -270,7 +283,7 @@ def test_the_api_key_may_come_in_the_query(client: TestClient, desk: Desk, game_
     desk.to_ready()
     desk.ok("open-betting")
     with client.websocket_connect(f"/ws/feed/T1?token={game_server['X-API-Key']}") as ws:
-        assert ws.receive_json()["type"] == "round_opened"
+        assert types(receive(ws, 2)) == ["shoe_started", "round_opened"]
 
 
 @pytest.mark.parametrize(
@@ -314,7 +327,7 @@ def test_a_bad_client_message_closes_that_connection_only(
         client.websocket_connect("/ws/feed/T1", headers=game_server) as good,
     ):
         desk.ok("open-betting")
-        assert bad.receive_json()["type"] == good.receive_json()["type"] == "round_opened"
+        assert types(receive(bad, 2)) == types(receive(good, 2)) == ["shoe_started", "round_opened"]
         if isinstance(sent, bytes):
             bad.send_bytes(sent)
         else:
@@ -336,7 +349,7 @@ def test_pings_keep_the_connection_open(client: TestClient, desk: Desk, game_ser
         ws.send_text(ping)
         ws.send_text(ping)
         desk.ok("open-betting")
-        assert ws.receive_json()["type"] == "round_opened"
+        assert types(receive(ws, 2)) == ["shoe_started", "round_opened"]
 
 
 def test_a_subscriber_too_far_behind_is_dropped_and_resumes_from_the_log(
@@ -347,11 +360,11 @@ def test_a_subscriber_too_far_behind_is_dropped_and_resumes_from_the_log(
     with client.websocket_connect("/ws/feed/T1", headers=game_server) as slow:
         desk.to_dealing()
         desk.deal(*NATURAL[:3])
-        seen = receive(slow, 5)
+        seen = receive(slow, 6)
         desk.deal(NATURAL[3])
         with pytest.raises(WebSocketDisconnect) as closed:
             slow.receive_json()
     assert closed.value.code == 1013 and closed.value.reason.startswith("too slow")
     with client.websocket_connect(f"/ws/feed/T1?after={seen[-1]['seq']}", headers=game_server) as again:
         seen += receive(again, 2)
-    assert seen == messages(client, game_server) and types(seen) == ROUND
+    assert seen == messages(client, game_server) and types(seen) == ["shoe_started", *ROUND]

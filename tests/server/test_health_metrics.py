@@ -95,7 +95,7 @@ def test_a_suspended_table_is_shown_but_does_not_make_the_studio_unready(client:
     assert status == 200
     table = body["tables"]["T1"]
     assert table["phase"] == "suspended" and table["suspended"] is True
-    assert table["published_seq"] == table["seq"] - 1  # the suspension itself waits for the pit boss
+    assert table["published_seq"] == table["seq"]  # the suspension itself is published at once
 
 
 def test_the_operations_routes_need_no_account_and_are_in_the_openapi_schema(client: TestClient) -> None:
@@ -233,17 +233,16 @@ def test_gauges_show_phase_suspension_sources_and_how_far_the_feed_is_behind(
     desk.to_ready()
     desk.to_dealing()
     clock.advance(30)
-    desk.ok("declare-error", json={"kind": "card exposed"})
+    desk.ok("declare-error", json={"kind": "card exposed"})  # published at once (table_suspended)
     clock.advance(12.5)
+    assert desk.card("5S") == ["CardReadWhileSuspended"]  # held back for the pit boss
     samples = scrape(client)
     assert value(samples, "studio_table_phase", table="T1", phase="suspended") == 1
     assert value(samples, "studio_table_suspended", table="T1") == 1
     assert value(samples, "studio_table_suspended", table="T2") == 0
     assert value(samples, "studio_log_seq", table="T1") == desk.seq
-    assert value(samples, "studio_feed_lag_records", table="T1") == 1  # the suspension, held for the pit boss
-    assert (
-        value(samples, "studio_feed_last_published_age_seconds", table="T1") == 42.5
-    )  # betting closed at T0, 42.5 s ago
+    assert value(samples, "studio_feed_lag_records", table="T1") == 1  # the card read, held for the pit boss
+    assert value(samples, "studio_feed_last_published_age_seconds", table="T1") == 12.5  # the suspension's
 
     desk.ok("continue", desk.pit_boss, {"reason": "nothing seen"})
     samples = scrape(client)
@@ -258,7 +257,7 @@ def test_feed_subscribers(client: TestClient, desk: Desk, studio: Studio) -> Non
     assert value(scrape(client), "studio_feed_subscribers", table="T1") == 0
     with client.websocket_connect("/ws/feed/T1", headers=key) as ws:
         desk.ok("open-betting")
-        assert ws.receive_json()["type"] == "round_opened"  # subscribed by now
+        assert [ws.receive_json()["type"] for _ in range(2)] == ["shoe_started", "round_opened"]  # subscribed by now
         samples = scrape(client)
         assert value(samples, "studio_feed_subscribers", table="T1") == 1
         assert value(samples, "studio_feed_subscribers", table="T2") == 0
@@ -301,7 +300,7 @@ def test_suspensions_resumptions_voids_and_results_are_logged_with_their_fields(
     caplog.set_level(logging.INFO, logger="dealer_ui.table_log")
     desk.ok("declare-error", json={"kind": "card exposed", "detail": "P1 flashed"})
     desk.ok("void", desk.pit_boss, {"reason": "card exposed"})
-    void_seq = desk.seq - 1  # the void, then the burn it requires
+    void_seq = desk.seq - 2  # the void, the end of the suspension, then the burn it requires
     desk.card("8C")  # that burn
     desk.to_dealing()
     desk.ok("declare-error", json={"kind": "dropped"})
@@ -323,7 +322,7 @@ def test_suspensions_resumptions_voids_and_results_are_logged_with_their_fields(
         "pit_boss:pitboss",
         void_seq,
     )
-    assert lines[0][2]["table"] == "T1" and "game_id" not in lines[0][2]  # a suspension's record names no round
+    assert (lines[0][2]["table"], lines[0][2]["game_id"]) == ("T1", voided["game_id"])  # the round it stopped
 
 
 # Log formats.

@@ -28,6 +28,9 @@ PIT_BOSS_ACTIONS: list[tuple[str, Any]] = [
     ("void", {"reason": "misdeal"}),
     ("close", {"reason": "end of the session"}),
     ("open", None),
+    ("order-shuffle", {"reason": "cards suspected marked"}),
+    ("inspect-decks", {"dealer": "dealer"}),
+    ("replace-deck", {"deck": "3", "reason": "7H marked"}),
 ]
 ALL_ACTIONS = DEALER_ACTIONS + PIT_BOSS_ACTIONS
 

@@ -155,7 +155,11 @@ def test_a_card_while_betting_suspends_and_the_pit_boss_corrects_it_into_the_dea
     suspension = view(desk)["suspension"]
     assert suspension["reason"] == "card_while_betting" and suspension["read"]["card"] == "10H"
     assert suspension["read"]["source"] == "keyed"
-    assert desk.ok("void", desk.pit_boss, {"reason": "card out during betting"}) == ["RoundVoided", "BurnRequired"]
+    assert desk.ok("void", desk.pit_boss, {"reason": "card out during betting"}) == [
+        "RoundVoided",
+        "TableResumed",
+        "BurnRequired",
+    ]
     assert desk.card("4C") == ["CardBurned", "BurnCompleted"]
     assert desk.phase == "ready"
 
@@ -173,6 +177,7 @@ def test_correct_a_read_then_continue_deals_the_corrected_card(desk: Desk) -> No
     assert view(desk)["suspension"]["corrected"] == "3C"
     assert desk.ok("continue", desk.pit_boss, {"reason": "read confirmed"}) == [
         "PlayContinued",
+        "TableResumed",
         "CardDealt",
         "RoundCompleted",
         "BurnRequired",  # the error burn follows the round
@@ -189,7 +194,7 @@ def test_correct_a_dealt_card(desk: Desk) -> None:
         "CardCorrected"
     ]
     assert view(desk)["round"]["player"] == ["8H"]
-    assert desk.ok("continue", desk.pit_boss, json={}) == ["PlayContinued", "BurnRequired"]
+    assert desk.ok("continue", desk.pit_boss, json={}) == ["PlayContinued", "TableResumed", "BurnRequired"]
     assert desk.phase == "burning"
 
 

@@ -3,6 +3,7 @@ SQLite database's write lock, the table's command waits, and every console and f
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import time
@@ -13,6 +14,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
+from dealer_ui.runtime import Studio
 from tests.server.conftest import Desk
 
 ANSWER_WITHIN = 1.0  # seconds; the lock is held for longer, and the answers must all come while it is
@@ -43,7 +45,7 @@ def test_a_locked_database_holds_up_the_command_not_the_consoles(
             assert answered(console.receive_json)["phase"] == "dealing"  # the view at once
             assert answered(console.receive_json, after=1.0)["phase"] == "dealing"  # the timer's tick, a second on
         with client.websocket_connect("/ws/feed/T1?after=0", headers=game_server) as feed:
-            assert answered(feed.receive_json)["type"] == "round_opened"  # its backlog, read from the log
+            assert answered(feed.receive_json)["type"] == "shoe_started"  # its backlog, read from the log
         for _ in range(3):
             assert answered(lambda: client.get("/api/tables/T1", headers=desk.dealer)).status_code == 200
             assert answered(lambda: client.get("/api/feed/T1", headers=game_server)).status_code == 200
@@ -54,3 +56,19 @@ def test_a_locked_database_holds_up_the_command_not_the_consoles(
         card.join(timeout=15)
     assert [response.status_code for response in answers] == [200]  # once the lock is gone, the card is logged
     assert desk.seq == before + 1
+
+
+def test_what_a_table_publishes_reaches_the_hub_on_the_event_loop(desk: Desk, studio: Studio, monkeypatch: Any) -> None:
+    """The writer thread logs; the hub's subscriber queues belong to the event loop, so the records are handed over
+    to the loop (a queue filled from another thread would not wake its reader)."""
+    loops: list[Any] = []
+    publish = studio.hub.publish
+
+    def on_which_loop(records: Any) -> None:
+        loops.append(asyncio.get_running_loop())
+        publish(records)
+
+    monkeypatch.setattr(studio.hub, "publish", on_which_loop)
+    desk.to_ready()
+    assert loops and all(loop is studio.publisher.loop for loop in loops)
+    assert studio.publisher.loop is not None and threading.current_thread() is threading.main_thread()
