@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from dealer_ui import table_log
+from dealer_ui.api_docs import serve_docs
 from dealer_ui.body_limit import BodyLimit
 from dealer_ui.metrics import StudioMetrics
 from dealer_ui.routes import bets, chat, evidence, feed, health, public, session, surveillance, tables
@@ -48,7 +49,11 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
         description="Dealer console, pit boss and surveillance views, and the results feed of a live baccarat studio.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # /docs is served from local files by `serve_docs`: no CDN on a studio network
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
     )
+    serve_docs(app)
     app.state.studio = studio
     app.state.feed = studio  # the results feed of this process's own tables
     app.state.users = studio.users

@@ -15,6 +15,7 @@ from prometheus_client import CollectorRegistry, ProcessCollector
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
+from dealer_ui.api_docs import serve_docs
 from dealer_ui.body_limit import BodyLimit
 from dealer_ui.redis_feed import RedisFeedServer
 from dealer_ui.routes import feed
@@ -63,7 +64,9 @@ def create_feed_app(database_url: str, redis_url: str, clock: Clock | None = Non
             users.close()
 
     description = "The results feed of every table, from Redis Streams, resumable from the log."
-    app = FastAPI(title="Baccarat studio feed server", version="0.1.0", lifespan=lifespan, description=description)
+    app = FastAPI(title="Baccarat studio feed server", version="0.1.0", lifespan=lifespan, description=description,
+                  docs_url=None, redoc_url=None, swagger_ui_oauth2_redirect_url=None)  # fmt: skip
+    serve_docs(app)  # from local files: no CDN
     app.state.feed = server
     app.state.users = users
     app.include_router(feed.router)

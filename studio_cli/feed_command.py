@@ -7,6 +7,7 @@ import logging.config
 from typing import Any
 
 from studio.settings import sqlite_url
+from studio_cli.arguments import port
 from studio_cli.logs import FORMATS, logging_config
 
 HELP = "serve the results feed from Redis and the log (a stateless feed server; run as many as needed)"
@@ -25,7 +26,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--database", required=True, help="the studio database (SQLite file or URL)")
     parser.add_argument("--redis", required=True, help="Redis URL, e.g. redis://127.0.0.1:6379/0")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8100)
+    parser.add_argument("--port", type=port, default=8100)
     parser.add_argument("--log-format", choices=FORMATS, default="text")
     parser.set_defaults(run=run)
 

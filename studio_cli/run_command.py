@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.domain.errors import StudioError
+from studio_cli.arguments import port
 from studio_cli.logs import FORMATS, logging_config
 
 HELP = "start the studio server (dealer console, pit boss, surveillance, results feed)"
@@ -31,7 +32,7 @@ def register(commands: Any) -> None:
         "run", help=HELP, description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=port, default=8000)
     parser.add_argument("--database", default="data/studio.db", help="SQLite file or database URL")
     parser.add_argument("--table", type=Path, action="append", default=[], metavar="FILE",
                         help="a table's TOML file (repeat for several tables; default: one table T1)")  # fmt: skip

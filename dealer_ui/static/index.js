@@ -57,6 +57,16 @@ async function showSignedIn(me) {
   byTestId("role-links").replaceChildren(...links);
 }
 
+// Where a person goes right after signing in: the view their job is done from (a dealer's console when the studio
+// has one table; otherwise the list of views, to choose one).
+async function landingPage(me) {
+  if (me.role === "pit_boss") return "/static/pitboss.html";
+  if (me.role === "surveillance") return "/static/surveillance.html";
+  if (me.role !== "dealer") return null;
+  const tables = (await api("GET", "/api/tables")).map((view) => view.table);
+  return tables.length === 1 ? `/static/console.html?table=${encodeURIComponent(tables[0])}` : null;
+}
+
 async function start() {
   byTestId("login-form").addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -66,12 +76,13 @@ async function start() {
     try {
       const name = byTestId("login-name").value.trim();
       await api("POST", "/api/login", { name, password: byTestId("login-password").value });
-      const next = nextPage();
+      const me = await whoAmI();
+      const next = nextPage() || await landingPage(me);
       if (next) {
         location.href = next;
         return;
       }
-      await showSignedIn(await whoAmI());
+      await showSignedIn(me);
     } catch (error) {
       showBanner(error.status === 401 ? "Wrong name or password." : error.message);
       byTestId("login-password").value = "";
