@@ -10,7 +10,8 @@
 4. Each index is read again in two other views of its square (half a turn, a little larger: `_confirm`); its
    confidence is the least of its leads, so an index that reads another card in any view is not sure.
 5. The indices of one card are grouped: the same code within `CARD_SPAN` index sizes (the two corners of a card).
-   The card's confidence is its best index's.
+   The card's confidence is its best index's; for a network whose `.json` says `"both_corners": true` (trained by
+   the current `training/train.py`, and calibrated so), 1 - (1 - lead1)(1 - lead2) when both corners read it.
 6. Confidences are rescaled so that the threshold calibrated end to end on the validation photos
    (`training/calibrate.py`: no confident wrong or invented card there) is `SURE` = 0.8, the default
    `min_confidence` of `CameraSource`: below it a read is a misread, not a card.
@@ -24,7 +25,7 @@ them reads is kept as it is.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -76,6 +77,7 @@ class IndexReader:
         self.size = int(meta["size"])
         self.temperature = float(meta["temperature"])
         self.threshold = float(meta["threshold"])
+        self.both_corners = bool(meta.get("both_corners", False))
         self._none = self.classes.index("none")
         # The optional first stage: a tiny network that drops most proposals that are not indices.
         self._gate = None
@@ -97,7 +99,7 @@ class IndexReader:
                 squares += [(square, zone.name) for square in propose(image, zone.box)]
         else:
             squares = [(square, None) for square in propose(image)]
-        cards = _cards(self._indices(image, squares))
+        cards = _cards(self._indices(image, squares), self._rescale, self.both_corners)
         if self.templates is not None:
             cards = _combine(cards, self.templates.read_frame(image, zones))
         return cards
@@ -122,8 +124,7 @@ class IndexReader:
                 return []
         probabilities = _softmax(_forward(self._net, crops.astype(np.float32)), self.temperature)
         voted = self._confirm(image, _vote(probabilities, self._none, self.classes, squares))
-        rescaled = [replace(index, confidence=self._rescale(index.confidence)) for index in voted]
-        return [index for index in rescaled if index.confidence >= MIN_REPORTED]
+        return [index for index in voted if self._rescale(index.confidence) >= MIN_REPORTED]
 
     def _confirm(self, image: Image, found: list[_Index]) -> list[_Index]:
         """Each index read again in `CHECKS` other views of its square (half a turn; a little larger): a true index
@@ -201,21 +202,28 @@ def _near(a: Proposal, b: Proposal, sides: float) -> bool:
     return bool(np.hypot(a.x - b.x, a.y - b.y) < sides * max(a.side, b.side))
 
 
-def _cards(indices: list[_Index]) -> list[CardRead]:
-    """Indices grouped into cards: the same code, close enough to be the two corners of one card."""
+def _cards(indices: list[_Index], rescale: Callable[[float], float], both_corners: bool = False) -> list[CardRead]:
+    """Indices grouped into cards: the same code, close enough to be the two corners of one card. An index's
+    confidence is its lead (before `rescale`); a card's is its best index's or, with `both_corners`, when both its
+    corners read the same card, 1 - (1 - lead1)(1 - lead2): two corners that agree are surer than either (the
+    threshold of such a network is calibrated on these card confidences)."""
     groups: list[list[_Index]] = []
-    for index in sorted(indices, key=lambda i: -i.confidence):
+    for index in sorted(indices, key=lambda i: -rescale(i.confidence)):
         group = next((g for g in groups if g[0].code == index.code and len(g) < 2
                       and _near(index.square, g[0].square, CARD_SPAN)), None)  # fmt: skip
         if group is None:
             groups.append([index])
         else:
             group.append(index)
-    return [_card(group) for group in groups]
+    return [_card(group, rescale, both_corners) for group in groups]
 
 
-def _card(group: list[_Index]) -> CardRead:
+def _card(group: list[_Index], rescale: Callable[[float], float], both_corners: bool) -> CardRead:
     best = group[0]
+    lead = best.confidence
+    if both_corners:
+        lead = 1.0 - float(np.prod([1.0 - min(index.confidence, 1.0) for index in group]))
+    confidence = rescale(lead)
     x0 = min(i.square.x - i.square.side / 2 for i in group)
     y0 = min(i.square.y - i.square.side / 2 for i in group)
     x1 = max(i.square.x + i.square.side / 2 for i in group)
@@ -223,8 +231,8 @@ def _card(group: list[_Index]) -> CardRead:
     box: Box = (round(x0), round(y0), round(x1 - x0), round(y1 - y0))
     quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32)
     indices = tuple(_square_box(index.square) for index in group)
-    return CardRead(best.code[:-1], best.code[-1], best.confidence, best.confidence, best.confidence, box, quad,
-                    best.zone, indices)  # fmt: skip
+    return CardRead(best.code[:-1], best.code[-1], confidence, confidence, confidence, box, quad, best.zone,
+                    indices)  # fmt: skip
 
 
 def _square_box(square: Proposal) -> Box:

@@ -5,30 +5,36 @@ ones), and write it into `data/index_net.json`. Runs in the studio's own venv (O
 
 Every read of every validation photo (webcam scenes at 1280 x 720, phone photos at 640 x 640) is judged against the
 labelled indices: right when it lies on an index of its code, wrong when it lies only on indices of other codes,
-invented when it lies on none. The threshold is the lowest lead (the reader's confidence before rescaling) above
+invented when it lies on none; so is every read on a labelled index of `SCENES` studio scenes composed from the
+validation photos (`compose.py`). The threshold is the lowest lead (the reader's confidence before rescaling) above
 every wrong or invented read, plus `MARGIN`: no validation read at or above it is a wrong card.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 
 from drivers.camera.image_io import load_image
 from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader
+from drivers.camera.training.compose import roboflow_pieces, scene
+from drivers.camera.training.dataset import CODES
 from drivers.camera.training.split import read
 
 MARGIN = 0.02
+SCENES, SEED = 0, 12  # composed validation scenes (compose.py; none by default: see docs/camera.md), their seed
 FLOOR = 0.3  # never below: a lead of less than this is no lead, whatever the validation photos say
 
 
 def leads(reader: IndexReader, paths: list[Path]) -> list[tuple[float, str]]:
     """(lead, "right" | "wrong" | "invented") of every read of the photos."""
     names = None
-    judged = []
+    judged: list[tuple[float, str]] = []
     for path in paths:
         names = names or (path.parents[1] / "classes.txt").read_text().split("\n")
         size = (1280, 720) if path.name.startswith("WIN_") else (640, 640)
@@ -44,33 +50,60 @@ def leads(reader: IndexReader, paths: list[Path]) -> list[tuple[float, str]]:
                     xs, ys = values[0::2], values[1::2]
                     cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
                 truth.append((names[int(parts[0])].strip(), cx * size[0], cy * size[1]))
-        for card in reader.read_frame(frame):
-            squares = card.indices or (card.box,)
-            on = {
-                code for code, tx, ty in truth if any(x <= tx <= x + w and y <= ty <= y + h for x, y, w, h in squares)
-            }
-            kind = "right" if card.code in on else "wrong" if on else "invented"
-            judged.append((card.confidence / SURE, kind))  # the reader was built with threshold 1: lead = conf / SURE
+        judged += judge(reader, frame, truth)
+    return judged
+
+
+def judge(reader: IndexReader, frame: object, truth: list[tuple[str, float, float]]) -> list[tuple[float, str]]:
+    """(lead, "right" | "wrong" | "invented") of every read of one frame against its labelled index centres."""
+    judged = []
+    for card in reader.read_frame(frame):
+        squares = card.indices or (card.box,)
+        on = {code for code, tx, ty in truth if any(x <= tx <= x + w and y <= ty <= y + h for x, y, w, h in squares)}
+        kind = "right" if card.code in on else "wrong" if on else "invented"
+        judged.append((card.confidence / SURE, kind))  # the reader was built with threshold 1: lead = conf / SURE
+    return judged
+
+
+def scene_leads(reader: IndexReader, paths: list[Path], scenes: int, seed: int) -> list[tuple[float, str]]:
+    """The same on `scenes` studio scenes composed from the validation photos (`compose.py`; 1280 x 720): many
+    more reads, at the index sizes and angles of a studio, so that the threshold rests on more than a few errors.
+    Only reads on a labelled index count there (right or wrong): an index half covered by a later piece is not
+    labelled, and reading it is no invention."""
+    pieces = roboflow_pieces(paths)
+    rng = np.random.default_rng(seed)
+    judged = []
+    for _ in range(scenes):
+        frame, truths = scene(pieces, rng)
+        read = judge(reader, frame, [(CODES[label], square.x, square.y) for label, square in truths])
+        judged += [(lead, kind) for lead, kind in read if kind != "invented"]
     return judged
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the ONNX file (its .json is updated)")
+    parser.add_argument("--scenes", type=int, default=SCENES, help="studio scenes composed from the validation photos")
+    args = parser.parse_args()
     cv2.setNumThreads(1)
-    reader = IndexReader()
+    reader = IndexReader(args.model)
     reader.threshold = 1.0  # confidences then come out as SURE x lead
     validation = read(check=True)["validation"]
-    judged = leads(reader, validation)
+    photos = leads(reader, validation)
+    judged = photos + scene_leads(reader, [path for path in validation if "roboflow" in str(path)], args.scenes, SEED)
     errors = [lead for lead, kind in judged if kind != "right"]
     threshold = round(min(0.99, max(FLOOR, max(errors, default=0.0) + MARGIN)), 3)
     right = [lead for lead, kind in judged if kind == "right"]
     summary: dict[str, Any] = {
         "photos": len(validation),
+        "scenes": args.scenes,
         "reads": len(judged),
+        "reads_in_photos": len(photos),
         "right": len(right),
         "right_at_threshold": sum(1 for lead in right if lead >= threshold),
         "wrong_or_invented": len(errors),
     }
-    meta_path = DEFAULT_MODEL.with_suffix(".json")
+    meta_path = Path(args.model).with_suffix(".json")
     meta = json.loads(meta_path.read_text())
     meta["threshold"] = threshold
     meta["calibration"] = summary | {"threshold": threshold, "rule": "lowest lead above every wrong read + 0.02"}

@@ -124,23 +124,31 @@ def build(
         height, width = image.shape[:2]
         truths = labels(path, width, height)
         count = views if path.name.startswith("WIN_") else max(1, views // 2)
-        far_ones = []
-        for square in propose(image):
-            hit = next((label for label, truth in truths if matches(square, truth)), None)
-            if hit is not None:
-                for _ in range(count):
-                    crops.append(view(image, square, rng))
-                    classes.append(hit)
-            elif far(square, truths):
-                far_ones.append(square)
-        for index in rng.permutation(len(far_ones))[:negatives]:
-            crops.append(view(image, far_ones[int(index)], rng))
-            classes.append(NONE)
-        for _ in range(negatives // 4):
-            side = float(rng.uniform(20, 120))
-            square = Proposal(float(rng.uniform(0, width)), float(rng.uniform(0, height)), side,
-                              float(rng.uniform(0, 360)))  # fmt: skip
-            if far(square, truths):
-                crops.append(view(image, square, rng))
-                classes.append(NONE)
+        label_image(image, truths, count, negatives, rng, crops, classes)
     return np.stack(crops), np.array(classes, dtype=np.int64)
+
+
+def label_image(image: npt.NDArray[np.uint8], truths: list[tuple[int, Proposal]], count: int, negatives: int,
+           rng: np.random.Generator, crops: list[npt.NDArray[np.uint8]], classes: list[int]) -> None:  # fmt: skip
+    """The proposals of one image labelled against its index squares: `count` views of each positive, up to
+    `negatives` proposals far from any index and a quarter as many random squares."""
+    height, width = image.shape[:2]
+    far_ones = []
+    for square in propose(image):
+        hit = next((label for label, truth in truths if matches(square, truth)), None)
+        if hit is not None:
+            for _ in range(count):
+                crops.append(view(image, square, rng))
+                classes.append(hit)
+        elif far(square, truths):
+            far_ones.append(square)
+    for index in rng.permutation(len(far_ones))[:negatives]:
+        crops.append(view(image, far_ones[int(index)], rng))
+        classes.append(NONE)
+    for _ in range(negatives // 4):
+        side = float(rng.uniform(20, 120))
+        square = Proposal(float(rng.uniform(0, width)), float(rng.uniform(0, height)), side,
+                          float(rng.uniform(0, 360)))  # fmt: skip
+        if far(square, truths):
+            crops.append(view(image, square, rng))
+            classes.append(NONE)

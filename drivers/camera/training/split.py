@@ -5,7 +5,9 @@ Rules (reasons in docs/camera.md):
   that no held-out scene is a near-duplicate frame of a training one: 12:29-12:32, 12:52-12:54 and 17:04-17:06 are
   the held-out test scenes, 11:36-11:38 the validation scenes (threshold and temperature are calibrated there).
 - `IMG_*` phone photos are split by image, by a hash of the file name: 15% test, 10% validation, the rest train.
-- webcam-9-to-ace is never trained on: all of it is held out (studio-frame renders and the top-down test photos).
+- webcam-9-to-ace follows its source's own split: `images/train` (45 top-down photos, 95 cards) is trained on (its
+  cards are laid into the synthetic training scenes, `compose.py`); `images/test` (7 top-down photos, 28 cards, and
+  60 phone photos) is held out: the studio-frame renders and the top-down measure use it alone.
 
 Usage: python -m drivers.camera.training.split [--data DIR]  (DIR: shared/data/cards; rewrites split.csv)
 """
@@ -52,7 +54,9 @@ def build(data: Path) -> list[dict[str, str]]:
         rows.append({"path": f"{ROBOFLOW}/images/{image.name}", "sha256": sha256(image), "set": assign(image.name)})
     for image in sorted((data / WEBCAM / "images").rglob("*")):
         if image.is_file():
-            rows.append({"path": image.relative_to(data).as_posix(), "sha256": sha256(image), "set": "test"})
+            relative = image.relative_to(data).as_posix()
+            part = "train" if relative.startswith(f"{WEBCAM}/images/train/") else "test"
+            rows.append({"path": relative, "sha256": sha256(image), "set": part})
     return rows
 
 

@@ -2,11 +2,12 @@
 
     scripts/train-camera            # = .venv-train/bin/python -m drivers.camera.training.train
 
-Steps, all seeded (SEED): build the crops of the TRAIN and VALIDATION photos of `split.csv` (checked by sha256);
-train a small CNN with torch on one thread; fit a temperature on the validation crops (honest probabilities) and
-pick the confidence threshold there; train HOG + linear SVM (cv2.ml) on the same crops for the comparison; write
-`data/index_net.onnx` and `data/index_net.json` (classes, input size, temperature, threshold, the figures).
-The test photos are never read here.
+Steps, all seeded (SEED): build the crops of the TRAIN and VALIDATION photos of `split.csv` (checked by sha256),
+and of `--scenes` synthetic studio scenes composed from the TRAIN photos (`compose.py`); train a small CNN with
+torch on one thread; fit a temperature on the validation crops (honest probabilities) and pick the confidence
+threshold there; train HOG + linear SVM (cv2.ml) on the same crops for the comparison; write
+`data/index_net.onnx` and `data/index_net.json` (classes, input size, temperature, threshold, the figures), or
+`--out` elsewhere, to compare with the shipped network before replacing it. The test photos are never read here.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.training.compose import build_scenes, card_pieces, roboflow_pieces
 from drivers.camera.training.dataset import CLASSES, NONE, RANKS, SIZE, build
-from drivers.camera.training.split import read
+from drivers.camera.training.split import WEBCAM, default_data, read
 
 SEED = 11
 BASELINE_CROPS = 12000
@@ -96,12 +98,14 @@ def as_input(crops: ARRAY) -> ARRAY:
     return (crops.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2).copy()
 
 
-def train_cnn(x: ARRAY, y: ARRAY, epochs: int, log: Any, model: Any = None) -> Any:
+def train_cnn(x: ARRAY, y: ARRAY, epochs: int, log: Any, make: Any = None) -> Any:
+    """Train the network `make()` builds (default: `network`), built after seeding so that its first weights are
+    the same in every run."""
     import torch  # noqa: PLC0415
 
     torch.manual_seed(SEED)
     torch.set_num_threads(1)
-    model = model if model is not None else network()
+    model = (make or network)()
     inputs, targets = torch.from_numpy(as_input(x)), torch.from_numpy(y)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * ((len(x) + 127) // 128)
@@ -246,9 +250,12 @@ def export(model: Any, path: Path, size: int = SIZE) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--views", type=int, default=8, help="augmented views per labelled webcam index")
     parser.add_argument("--negatives", type=int, default=60, help="negative proposals per photo")
+    parser.add_argument("--scenes", type=int, default=1000, help="synthetic studio scenes (compose.py); 0: none")
+    parser.add_argument("--scene-views", type=int, default=2, help="augmented views per index in a scene")
+    parser.add_argument("--scene-negatives", type=int, default=30, help="negative proposals per scene")
     parser.add_argument("--out", type=Path, default=DATA / "index_net.onnx")
     parser.add_argument("--skip-baseline", action="store_true", help="do not train the HOG + SVM comparison")
     parser.add_argument("--gate-only", action="store_true", help="train only the gate; keep the reader's files")
@@ -268,10 +275,16 @@ def main() -> None:
     roboflow = [path for path in sets["train"] if "roboflow" in str(path)]
     validation = [path for path in sets["validation"] if "roboflow" in str(path)]
     x, y = build(roboflow, SEED, args.views, args.negatives)
+    if args.scenes:
+        cards = {path for path in sets["train"] if WEBCAM in str(path) and path.suffix.lower() == ".jpg"}
+        pieces = roboflow_pieces(roboflow) + card_pieces(default_data() / WEBCAM, cards)
+        xs, ys = build_scenes(pieces, SEED + 2, args.scenes, args.scene_views, args.scene_negatives)
+        log(f"scenes: {args.scenes} from {len(pieces)} pieces, {len(xs)} crops ({int((ys != NONE).sum())} of indices)")
+        x, y = np.concatenate([x, xs]), np.concatenate([y, ys])
     xv, yv = build(validation, SEED + 1, 4, args.negatives)
     log(f"crops: {len(x)} train ({int((y != NONE).sum())} of indices), {len(xv)} validation")
     gate_path = args.out.with_name(args.out.stem.replace("_net", "_gate") + ".onnx")
-    gate = train_cnn(shrink(x), (y != NONE).astype(np.int64), args.gate_epochs, log, gate_network())
+    gate = train_cnn(shrink(x), (y != NONE).astype(np.int64), args.gate_epochs, log, gate_network)
     gate_probabilities = softmax(logits_of(gate, shrink(xv)), 1.0)[:, 1]
     gate_cut = gate_threshold(gate_probabilities, yv)
     passed = float((gate_probabilities[yv == NONE] >= gate_cut).mean())
@@ -300,10 +313,14 @@ def main() -> None:
         "size": SIZE,
         "temperature": round(temperature, 3),
         "threshold": limit,
+        "both_corners": True,  # reader.py: two corners that read the same card combine (calibrate.py sets the cut)
         "seed": SEED,
         "epochs": args.epochs,
         "views": args.views,
         "negatives": args.negatives,
+        "scenes": args.scenes,
+        "scene_views": args.scene_views,
+        "scene_negatives": args.scene_negatives,
         "train_crops": len(x),
         "validation": {"cnn": cnn, "hog_svm": baseline},
         "train_seconds": round(time.perf_counter() - started),
