@@ -236,6 +236,12 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         Figure("place one bet (its own durable transaction)", "place_ms_per_bet", "ms"),
         Figure("every balance equals its ledger", "balances_equal_ledger", "", equals(True)),
     )),
+    Benchmark("signin", "signin_bench.py", quick_args=("--sign-ins", "20", "--background-failures", "100"), figures=(
+        Figure("sign-in, valid password, lockout bookkeeping and access log, p99", "valid.p99_ms", "ms",
+               at_most(100)),
+        Figure("sign-in, valid password, p50", "valid.p50_ms", "ms"),
+        Figure("sign-in refused during a lockout, p50", "locked_out.p50_ms", "ms"),
+    )),
     Benchmark("settlement-postgresql", "settlement_bench.py", requires_env=(POSTGRES,),
               args=("--database", f"{{{POSTGRES}}}"),
               quick_args=("--database", f"{{{POSTGRES}}}", "--bets", "500", "--players", "100"), figures=(

@@ -15,8 +15,12 @@ from dealer_ui import table_log
 from dealer_ui.api_docs import serve_docs
 from dealer_ui.body_limit import BodyLimit
 from dealer_ui.metrics import StudioMetrics
-from dealer_ui.routes import bets, chat, evidence, feed, health, public, session, surveillance, tables
+from dealer_ui.routes import access as access_routes
+from dealer_ui.routes import bets, chat, evidence, feed, health, public, seats, session, surveillance, tables
+from dealer_ui.routes import shoe_figures as shoe_figures_routes
 from dealer_ui.runtime import Studio, StudioSettings
+from dealer_ui.security_headers import SecurityHeaders
+from dealer_ui.shoe_figures import ShoeFigures
 from studio.domain.records import StoreError
 from studio.ports import Clock
 
@@ -27,11 +31,14 @@ FULL_COLLECTION_EVERY = 100  # middle-generation collections between full ones (
 def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
     studio = Studio(settings, clock)
     metrics = StudioMetrics(studio)  # a registry per app: several apps in one process never share a counter
-    studio.observers += [metrics.observe, table_log.observe]
+    # The live shoe figures follow every table's log on a thread of their own, off the tables' writers.
+    figures = ShoeFigures(studio.store, {table_id: runtime.config for table_id, runtime in studio.tables.items()})
+    studio.observers += [metrics.observe, table_log.observe, figures.observe]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await studio.start()
+        figures.start()
         # A full garbage collection walks every object: with a thousand feed connections open it stalls the event
         # loop for 100 ms or more. What exists at start-up (libraries, configuration, the tables) is frozen out of
         # the collector's walks, and full collections are made rarer; young objects are still collected as usual.
@@ -42,6 +49,7 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
         try:
             yield
         finally:
+            figures.stop()
             await studio.stop()
 
     app = FastAPI(
@@ -58,10 +66,25 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
     app.state.feed = studio  # the results feed of this process's own tables
     app.state.users = studio.users
     app.state.metrics = metrics
-    for module in (session, tables, bets, chat, feed, public, surveillance, evidence, health):
+    app.state.shoe_figures = figures
+    for module in (
+        session,
+        tables,
+        bets,
+        seats,
+        chat,
+        feed,
+        public,
+        surveillance,
+        evidence,
+        health,
+        shoe_figures_routes,
+    ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.include_router(access_routes.router)  # the access log, unlocking accounts
     app.add_middleware(BodyLimit)  # 413 for a body over 64 KB, before anything parses it
+    app.add_middleware(SecurityHeaders)  # CSP, nosniff, no-referrer on every answer, the 413s included
 
     @app.exception_handler(StoreError)
     async def database_unavailable(request: Request, error: Exception) -> JSONResponse:

@@ -19,6 +19,7 @@ from dealer_ui.api_docs import serve_docs
 from dealer_ui.body_limit import BodyLimit
 from dealer_ui.redis_feed import RedisFeedServer
 from dealer_ui.routes import feed
+from dealer_ui.security_headers import SecurityHeaders
 from studio.clock import SystemClock
 from studio.domain.records import StoreError
 from studio.ports import Clock
@@ -71,6 +72,7 @@ def create_feed_app(database_url: str, redis_url: str, clock: Clock | None = Non
     app.state.users = users
     app.include_router(feed.router)
     app.add_middleware(BodyLimit)  # 413 for a body over 64 KB, as the studio's own server
+    app.add_middleware(SecurityHeaders)  # the studio's headers on every answer
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:

@@ -33,6 +33,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from dealer_ui.feed_log import LogFeed
 from dealer_ui.hub import FeedHub, encode
+from studio.access import ACCESS_STREAM
 from studio.domain.errors import ConfigError
 from studio.domain.feed import PublicationFrontier
 from studio.domain.records import Record, StoreError
@@ -190,7 +191,7 @@ class RedisFeedServer:
         """A table announced in Redis by its process, or one with records in the log."""
         if table_id in self._known:
             return True
-        self._known |= set(self.store.streams())  # a table that started since the last look
+        self._known |= set(self.store.streams()) - {ACCESS_STREAM}  # a table that started since the last look
         return table_id in self._known
 
     async def follow(self, table_id: str) -> None:

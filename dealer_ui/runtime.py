@@ -13,10 +13,12 @@ import logging
 import os
 import random
 import tempfile
+import threading
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +30,12 @@ from drivers.registry import create_source
 from drivers.simulator.pty_device import PtyDevice
 from drivers.simulator.shoe_sim import ShoeSimulator
 from drivers.smart_shoe.source import SmartShoeSource
+from studio.access import AccessPolicy
 from studio.betting import BettingService
 from studio.chat_store import ChatStore
 from studio.clock import SystemClock
 from studio.domain import commands as c
+from studio.domain.console import ConsoleMemory, remember
 from studio.domain.errors import ConfigError, ProcedureError
 from studio.domain.feed import FEED_KINDS, TABLE_NOTICES, chat_notice, feed_message
 from studio.domain.log_views import RoundIndex
@@ -57,6 +61,7 @@ log = logging.getLogger(__name__)
 RECENT_RESULTS = 72  # a bead plate's worth
 LOG_RETRY = 1.0  # seconds between two asks of a log (or ledger) that did not answer
 AUTO_DEAL_PATIENCE = 5.0  # seconds the simulated dealer waits for a drawn card to be logged before drawing again
+APPROVAL_TICK = 0.2  # seconds between two looks at a player bank's approval deadline (by the studio's clock)
 
 DEMO_ACCOUNTS = [("dealer", Role.DEALER, "dealer"), ("pitboss", Role.PIT_BOSS, "pitboss"),
                  ("surveillance", Role.SURVEILLANCE, "surveillance"), ("admin", Role.ADMIN, "admin")]  # fmt: skip
@@ -74,19 +79,41 @@ class StudioSettings:
     signing_key: Path | None = None  # the Ed25519 key that signs checkpoints (`studio keys generate`)
     checkpoint_minutes: float = 10.0  # a table whose log grows is checkpointed at least this often (and at shoe ends)
     checkpoint_file: Path | None = None  # default: checkpoints.jsonl beside the SQLite file (or in data/)
+    access: AccessPolicy = field(default_factory=AccessPolicy)  # sessions by role, lockout, HTTPS (studio.access)
 
 
 class StudioPublisher:
     """What the tables publish (`TableService`'s publisher), handed on from a table's writer thread: the table-state
     notices posted to the table's chat (there, since that writes to the database), then the records to the feed hub
-    on the event loop's thread, in order (the hub's queues belong to the loop)."""
+    on the event loop's thread, in order (the hub's queues belong to the loop). Within `settling_first`, what a
+    command publishes waits until its settlement is written: a game server told a result can read its settlement."""
 
     def __init__(self, hub: FeedHub, chat: ChatStore) -> None:
         self.hub = hub
         self.chat = chat
         self.loop: asyncio.AbstractEventLoop | None = None  # the studio's event loop, once started
+        self._waiting = threading.local()  # per writer thread: records held until the command's settlement
+
+    @contextlib.contextmanager
+    def settling_first(self) -> Iterator[None]:
+        """Hold what is published in this block (on this thread) and hand it on at its end, even if it raised."""
+        held: list[Record] = []
+        self._waiting.records = held
+        try:
+            yield
+        finally:
+            self._waiting.records = None
+            if held:
+                self._hand_on(held)
 
     def publish(self, records: Sequence[Record]) -> None:
+        held = getattr(self._waiting, "records", None)
+        if held is not None:
+            held.extend(records)
+        else:
+            self._hand_on(records)
+
+    def _hand_on(self, records: Sequence[Record]) -> None:
         self._post_notices(records)
         loop = self.loop
         if loop is None or _running_loop() is loop:
@@ -126,9 +153,11 @@ class TableRuntime:
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
     last_void: dict[str, Any] | None = None  # the last round voided, with its reason and who voided it
     suspension_seq: int | None = None  # the seq of the last TableSuspended record (its read's evidence is served)
+    suspended_at: datetime | None = None  # when that record was logged: how long the table has waited
     settlement_pending: str | None = None  # why a logged result or void could not be settled yet (database down)
     last_record: Record | None = None  # the table's head, as this process last saw it (for the checkpoints)
     dealer_name: str | None = None  # the dealer's display name, as players are shown it (None: none set)
+    console: ConsoleMemory = field(default_factory=ConsoleMemory)  # the last burn and suspension, for the console
     # The table's writer: its commands' writes, one after the other, off the event loop (`Studio.submit`).
     writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="table"))
     version: int = 0
@@ -139,14 +168,15 @@ class TableRuntime:
         return self.config.table_id
 
     def follow(self, record: Record) -> None:
-        """Keep the recent results and the last void in step with the log."""
+        """Keep the recent results, the last void and the console's memory in step with the log."""
         self.last_record = record
+        self.console = remember(self.console, record)
         if record.kind == "RoundCompleted":
             self.recent.append(dict(record.data))
         elif record.kind == "RoundVoided":
             self.last_void = {**record.data, "by": record.actor, "at": record.at.isoformat()}
         elif record.kind == "TableSuspended":
-            self.suspension_seq = record.seq
+            self.suspension_seq, self.suspended_at = record.seq, record.at
         elif record.kind == "DealerChanged":
             self.dealer_name = record.data.get("display_name")
 
@@ -161,7 +191,7 @@ class Studio:
         self.clock = clock or SystemClock()
         url = sqlite_url(settings.database)
         self.store = SqlEventStore(url)
-        self.users = UserStore(url, self.clock)
+        self.users = UserStore(url, self.clock, settings.access, self.store)  # its access log: in `store`
         self.wallets = WalletStore(url, self.clock)
         self.chat = ChatStore(url, self.clock)
         self.shoes = SimulatedShoeStore(url)  # the simulated shoes' order, for a restart to deal on from
@@ -190,7 +220,9 @@ class Studio:
             existing = {user.name for user in self.users.users()}
             for name, role, password in DEMO_ACCOUNTS:
                 if name not in existing:
-                    self.users.add_user(name, role, password, DEMO_DEALER_NAME if role is Role.DEALER else None)
+                    self.users.add_user(
+                        name, role, password, DEMO_DEALER_NAME if role is Role.DEALER else None, by="system:demo"
+                    )
 
     def _checkpointer(self, settings: StudioSettings, url: str) -> Checkpointer | None:
         """Signed checkpoints with the configured key; in demo mode without one, a key generated (once) beside the
@@ -225,7 +257,7 @@ class Studio:
             reconciler = Reconciler(sources[0].source_id, sources[1].source_id, config.reconcile_window)
         supervisor = Supervisor(self._handler(config.table_id), sources, reconciler=reconciler)
         betting = BettingService(config.table_id, self.wallets, config.limits, config.pay_table, self.clock,
-                                 config.player_banker)  # fmt: skip
+                                 config.player_banker, config.bank_min_points, config.approval_seconds)  # fmt: skip
         runtime = TableRuntime(config, service, sources, supervisor, betting, simulator)
         for record in self.store.read(config.table_id):
             runtime.follow(record)
@@ -262,6 +294,8 @@ class Studio:
             self._tasks.append(asyncio.create_task(runtime.supervisor.run(), name=f"supervisor:{runtime.table_id}"))
             if runtime.simulator is not None and self.settings.auto_deal_seconds:
                 self._tasks.append(asyncio.create_task(self._auto_deal(runtime, self.settings.auto_deal_seconds)))
+            if runtime.config.player_banker:
+                self._tasks.append(asyncio.create_task(self._approval_timer(runtime), name=f"bank:{runtime.table_id}"))
 
     async def stop(self) -> None:
         if self._log_watch is not None:
@@ -319,8 +353,22 @@ class Studio:
 
     def _write(self, runtime: TableRuntime, command: c.Command) -> tuple[list[Logged], list[bool]]:
         """The command's writes: the log, then the settlement of a round it closed (safe on any one thread)."""
-        logged = runtime.service.handle(command)
-        return logged, self._settle(runtime, logged)
+        with self.publisher.settling_first():  # the feed tells a result once its bets are settled
+            logged = runtime.service.handle(self._with_bettors(runtime, command))
+            return logged, self._settle(runtime, logged)
+
+    def _with_bettors(self, runtime: TableRuntime, command: c.Command) -> c.Command:
+        """At a table with seats, "no more bets" names who bet in the round, as the ledger says (the seated players
+        who neither bet nor passed sit the round out). Read here, on the table's writer, just before the close is
+        logged; once the timer has run out no bet is taken, so only a close called early could miss a bet placed in
+        that instant (the bet stands and is settled; only the sit-out record would be wrong)."""
+        state = runtime.service.state
+        if not isinstance(command, c.CloseBetting) or command.bettors is not None or not state.config.seats:
+            return command
+        if state.round is None:
+            return command  # refused by the procedure, with its reason
+        bets = self.wallets.bets(state.round.game_id, status="open")
+        return replace(command, bettors=frozenset(bet.player_id for bet in bets))
 
     def _published(self, runtime: TableRuntime, logged: list[Logged], settled: list[bool]) -> None:
         """On the event loop, once logged: consoles, observers, the simulated shoe and the settlements' readers."""
@@ -453,3 +501,33 @@ class Studio:
             ):
                 with contextlib.suppress(ProcedureError, StoreError):  # closed meanwhile, or the log is down: later
                     await self.submit(runtime.table_id, c.CloseBetting(Actor(Role.DEALER, "auto")))
+
+    async def _approval_timer(self, runtime: TableRuntime) -> None:
+        """A player bank's approval timer (seed 001): once the round's approval deadline has passed by the studio's
+        clock, a banker who has not approved it loses the bank, on the table's writer (one after the other with the
+        table's commands and settlements). Looked at every `APPROVAL_TICK`; the database only once a deadline passed,
+        once per round."""
+        looked: str | None = None  # the round whose deadline was dealt with
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(APPROVAL_TICK)
+            state = runtime.service.state
+            deadline = runtime.betting.approval_deadline(state)
+            if deadline is None or state.round is None or state.round.game_id == looked or self.clock.now() < deadline:
+                continue
+            if state.suspended:
+                continue  # the deadline is looked at again once the pit boss has decided
+            try:
+                # The table as it is on its writer, after any command queued before this look.
+                lost = await loop.run_in_executor(
+                    runtime.writer, lambda: runtime.betting.expire_approval(runtime.service.state)
+                )
+            except StoreError as error:  # the database is down: look again at the next tick
+                log.warning("table %s: the banker's approval deadline waits for the database: %s", runtime.table_id,
+                            error)  # fmt: skip
+                continue
+            looked = state.round.game_id
+            if lost is not None:
+                log.info("table %s: %s did not approve %s in time and lost the bank", runtime.table_id, lost, looked)
+                runtime.version += 1
+                await self._notify(runtime)

@@ -7,11 +7,12 @@ from typing import Any
 
 from dealer_ui.evidence import url_of as evidence_url
 from dealer_ui.runtime import Studio, TableRuntime
-from studio.domain.console import NextAction, betting_light, next_action
+from studio.domain.console import BurnShown, NextAction, SuspensionShown, betting_light, dealer_actions, next_action
 from studio.domain.events import RoundCompleted
 from studio.domain.procedure import TableState, inspection_due
 from studio.domain.records import StoreError
 from studio.domain.rules import hand_total
+from studio.domain.seats import seats_view
 
 
 def result_view(result: RoundCompleted) -> dict[str, Any]:
@@ -43,6 +44,21 @@ def _round(state: TableState) -> dict[str, Any] | None:
     }  # fmt: skip
 
 
+def burn_view(burn: BurnShown | None) -> dict[str, Any] | None:
+    if burn is None:
+        return None
+    return {"reason": burn.reason, "count": burn.count, "cards": list(burn.cards), "done": burn.done,
+            "approved_by": burn.approved_by}  # fmt: skip
+
+
+def suspension_story_view(shown: SuspensionShown | None) -> dict[str, Any] | None:
+    if shown is None:
+        return None
+    return {"reason": shown.reason, "detail": shown.detail, "game_id": shown.game_id, "read": shown.read,
+            "corrections": list(shown.corrections), "decision": shown.decision, "by": shown.by,
+            "decision_reason": shown.decision_reason}  # fmt: skip
+
+
 LOG_DOWN_DETAIL = (
     "The studio database does not answer, so nothing can be recorded. Leave the next card in the shoe; the table "
     "resumes by itself when the database answers. Call the pit boss."
@@ -65,6 +81,11 @@ def table_view(
         action = NextAction("wait", "Stop dealing: the log is unavailable", LOG_DOWN_DETAIL)
         light = "red"
     due = inspection_due(state)
+    actions = dealer_actions(state, now)
+    if runtime.simulator is None:
+        actions["draw"] = "This table reads a real shoe: draw the card from it."
+    if log_down is not None:
+        actions = dict.fromkeys(actions, "Stop dealing: the log is unavailable.")
     suspension = None
     if state.suspension is not None:
         read = state.suspension.read
@@ -72,6 +93,8 @@ def table_view(
             "reason": state.suspension.reason,
             "detail": state.suspension.detail,
             "interrupted": state.suspension.resume.value,
+            "since": None if runtime.suspended_at is None else runtime.suspended_at.isoformat(),
+            "waiting_seconds": None if runtime.suspended_at is None else (now - runtime.suspended_at).total_seconds(),
             "read": None if read is None else {
                 "card": read.card.code if read.card else None, "source": read.source, "device_seq": read.device_seq,
                 "confidence": read.confidence, "raw": read.raw,
@@ -88,6 +111,10 @@ def table_view(
         "seq": runtime.service.seq,
         "phase": state.phase.value,
         "next_action": {"action": action.action, "text": action.text, "detail": action.detail},
+        # the dealer's actions the procedure allows now (the console's buttons by data-action), and why each other
+        # is not allowed, in words: none while the log is down; "draw" only at a table on the simulated shoe
+        "allowed_actions": [action for action, why in actions.items() if why is None],
+        "refused_actions": {action: why for action, why in actions.items() if why is not None},
         "light": light,
         "seconds_left": round(left, 1),
         "dealer": state.dealer,
@@ -96,6 +123,9 @@ def table_view(
         "cut_position": state.cut_position,
         "last_hand_round": state.last_round,
         "burn": None if state.burn is None else {"reason": state.burn.reason, "remaining": state.burn.remaining},
+        "last_burn": burn_view(runtime.console.burn),  # the burn under way or the last, until a card is dealt
+        # the last suspension (its read) and the pit boss's decision on it, until another round opens
+        "last_suspension": suspension_story_view(runtime.console.suspension),
         "inspection": None if due is None else {"stage": due[0].value, "shoe": due[1]},  # waiting for a pit boss
         "round": _round(state),
         "last_result": None if state.last_result is None else result_view(state.last_result),
@@ -109,6 +139,7 @@ def table_view(
         "simulated_shoe": runtime.simulator is not None,
         "chat": chat or [],
         "bet_totals": bet_totals or {},  # stakes per bet type in the round under way, minor units
+        "seats": seats_view(state),  # number, nickname, status (null: a table without seats)
     }
 
 

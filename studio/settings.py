@@ -10,18 +10,22 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from studio.domain.errors import ConfigError
 from studio.domain.limits import TableLimits, limits_from_mapping
 from studio.domain.paytable import PayTable, pay_table_from_mapping
+from studio.domain.player_banker import APPROVAL_SECONDS, MIN_BANK_POINTS
 from studio.domain.procedure_config import ProcedureConfig
 
 # A table id names the table in game numbers, URLs and file names: it has no room for spaces or path separators.
 TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 MAX_DECKS = 16  # the shoe is built card by card at every shuffle; real shoes hold 6 or 8 decks
+MAX_SEATS = 12  # players' seats at one table (seed 004: five); the console shows them all on one line
 MAX_SECONDS = 86_400  # the longest timer or window a setting may ask for: one day, well inside what clocks count
 
 
@@ -101,6 +105,11 @@ class TableConfig:
     sources: tuple[SourceSpec, ...] = ()
     reconcile_window: float = 2.0  # with two sources: how long a card may wait for the other source's read
     player_banker: bool = False  # [table] banker = "player": one player holds the bank (seed 001)
+    bank_min_points: int = MIN_BANK_POINTS  # [table] bank_min_points: credit points needed to take the bank
+    approval_seconds: int = APPROVAL_SECONDS  # [table] banker_approval_seconds: the banker's time to approve a round
+    # [table] edge_alert_threshold: the players' edge on a bet (percent of the stake, exact) beyond which the live shoe
+    # figures raise an alert; 0: as soon as a bet favours the players
+    edge_alert_threshold: Fraction = Fraction(0)
     path: Path | None = None  # the file the table was read from, for error messages
 
 
@@ -130,7 +139,7 @@ def procedure_from_mapping(data: Mapping[str, Any]) -> ProcedureConfig:
     """The `[procedure]` table: whole numbers and true/false, each checked against the rules' bounds."""
     if not isinstance(data, Mapping):
         raise ConfigError("[procedure] must be a table of settings")
-    known = {f.name: f.type for f in fields(ProcedureConfig)}
+    known = {f.name: f.type for f in fields(ProcedureConfig) if f.name != "seats"}  # seats: [table] seats
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise ConfigError(f"procedure: unknown setting {', '.join(unknown)}")
@@ -148,8 +157,9 @@ def procedure_from_mapping(data: Mapping[str, Any]) -> ProcedureConfig:
     for key in ("burn_after_error", "burn_after_dealer_change"):
         if getattr(config, key) > config.shoe_size:
             raise ConfigError(f"procedure.{key}: cannot burn more than the {config.shoe_size} cards of the shoe")
-    if config.betting_seconds > MAX_SECONDS:
-        raise ConfigError(f"procedure.betting_seconds: at most {MAX_SECONDS} seconds, not {config.betting_seconds}")
+    for key in ("betting_seconds", "betting_seconds_after_error"):
+        if getattr(config, key) > MAX_SECONDS:
+            raise ConfigError(f"procedure.{key}: at most {MAX_SECONDS} seconds, not {getattr(config, key)}")
     if config.warning_seconds > config.betting_seconds:
         raise ConfigError("procedure.warning_seconds: cannot exceed betting_seconds")
     return config
@@ -160,6 +170,21 @@ def _text(table: Mapping[str, Any], key: str, default: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"table.{key}: expected a non-empty string, got {value!r}")
     return value
+
+
+def _edge_threshold(value: Any) -> Fraction:
+    """`[table] edge_alert_threshold`: a percentage of the stake from -100 to 100 with at most 6 decimals, as a string
+    ("0.5") or a number."""
+    problem = f'table.edge_alert_threshold: expected a percentage from -100 to 100, like "0.5", got {value!r}'
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ConfigError(problem)
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise ConfigError(problem) from None
+    if not number.is_finite() or not -100 <= number <= 100 or int(number.as_tuple().exponent) < -6:
+        raise ConfigError(problem)  # a percentage, not a fraction with a denominator of a billion digits
+    return Fraction(number)
 
 
 def load_table_config(table_file: Path | None = None, base: Path | None = None) -> TableConfig:
@@ -187,9 +212,21 @@ def load_table_config(table_file: Path | None = None, base: Path | None = None) 
         if not TABLE_ID.fullmatch(table_id):
             raise ConfigError(f"table.id: {table_id!r} is not a table id (letters, digits, '.', '_', '-'; at most 32)")
         procedure = procedure_from_mapping(data.get("procedure", {}))
+        seats = table.get("seats", 0)
+        if isinstance(seats, bool) or not isinstance(seats, int) or not 0 <= seats <= MAX_SEATS:
+            raise ConfigError(f"table.seats: expected a whole number from 0 (no seats) to {MAX_SEATS}, got {seats!r}")
+        procedure = replace(procedure, seats=seats)
         banker = table.get("banker", "house")
         if banker not in ("house", "player"):
             raise ConfigError(f'table.banker: expected "house" or "player", got {banker!r}')
+        min_points = table.get("bank_min_points", MIN_BANK_POINTS)
+        if isinstance(min_points, bool) or not isinstance(min_points, int) or not 0 <= min_points <= 10**12:
+            raise ConfigError(f"table.bank_min_points: expected a whole number of at least 0, got {min_points!r}")
+        approval = table.get("banker_approval_seconds", APPROVAL_SECONDS)
+        if isinstance(approval, bool) or not isinstance(approval, int) or not 1 <= approval <= MAX_SECONDS:
+            expected = f"expected a whole number of seconds from 1 to {MAX_SECONDS}"
+            raise ConfigError(f"table.banker_approval_seconds: {expected}, got {approval!r}")
+        threshold = _edge_threshold(table.get("edge_alert_threshold", "0"))
         sources = sources_from_list(data.get("sources", []))
         reconcile = data.get("reconcile", {})
         if not isinstance(reconcile, Mapping):
@@ -202,5 +239,15 @@ def load_table_config(table_file: Path | None = None, base: Path | None = None) 
         message = str(error)
         raise ConfigError(message if message.startswith(str(folder)) else f"{path}: {message}") from None
     return TableConfig(
-        table_id, pay_table, limits, procedure, sources, float(window), player_banker=banker == "player", path=path
+        table_id,
+        pay_table,
+        limits,
+        procedure,
+        sources,
+        float(window),
+        player_banker=banker == "player",
+        bank_min_points=min_points,
+        approval_seconds=approval,
+        edge_alert_threshold=threshold,
+        path=path,
     )

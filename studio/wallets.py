@@ -13,6 +13,10 @@ Rules held here:
   once (a 2 Way chip, a double, a repeat) are placed all together or not at all.
 - A player's own maximum stake is kept as insert-only history (`own_maximum`): its last row is in force, and a new
   one is written at most once a week, confirmed by the player's PIN (kept hashed: studio/pins.py).
+- Credit points (seed 001) change only with the settlement that earns or deducts them: each outcome entry carries the
+  points its bet earned, the bank's entry the points it is deducted; a wallet's points always equal the sum of its
+  entries' points. What happens to a bank or a player outside a bet (bank taken, left, timed out, released; a
+  disconnect and what it refunded) is kept in `player_event`, insert only, naming who did it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from studio.database import BIG_INTEGER, WRITE_OPTION, database_errors, open_eng
 from studio.domain.errors import BetRejected, StudioError
 from studio.domain.limits import MAXIMUM_REACHED, RAISED, MaximumReached, TableLimits, next_own_maximum_change
 from studio.domain.paytable import BetType, Verdict
-from studio.domain.player_banker import BankCover
+from studio.domain.player_banker import BankCover, points_for
 from studio.domain.settlement import Bet, Settlement
 from studio.pins import hash_pin, verify_pin
 from studio.ports import Clock
@@ -72,6 +76,7 @@ class WalletRow(SQLModel, table=True):
     player_id: str = Field(primary_key=True)
     game_server: str
     balance: int = Field(default=0, sa_type=BIG_INTEGER)
+    points: int = Field(default=0, sa_type=BIG_INTEGER)  # credit points (seed 001): the sum of its entries' points
 
 
 class LedgerRow(SQLModel, table=True):
@@ -83,6 +88,7 @@ class LedgerRow(SQLModel, table=True):
     game_id: str | None = Field(default=None, index=True)
     bet_id: str | None = None
     at: str
+    points: int = Field(default=0, sa_type=BIG_INTEGER)  # the credit points the entry adds (seed 001)
 
 
 class BetRow(SQLModel, table=True):
@@ -120,6 +126,7 @@ class BankerSeat(SQLModel, table=True):
     game_server: str
     auto_approve: bool = False
     since: str
+    release_after: str | None = None  # the holder disconnected: the bank is released once this round is settled
 
 
 class BankerApproval(SQLModel, table=True):
@@ -148,8 +155,23 @@ class OwnMaximum(SQLModel, table=True):
     at: str
 
 
-_TABLES = [WalletRow, LedgerRow, BetRow, SettledRound, BankerSeat, BankerApproval, PlayerPin, OwnMaximum]
-_W, _L, _B, _S, _SEAT, _OK, _PIN, _OWN = (model.__table__ for model in _TABLES)  # type: ignore[attr-defined]
+class PlayerEvent(SQLModel, table=True):
+    """What happened to a player or their bank outside a bet, and who did it (insert only): `bank_taken`, `bank_left`,
+    `bank_timed_out`, `bank_released` (after a disconnect), `disconnected`."""
+
+    __tablename__ = "player_event"
+    id: int | None = Field(default=None, primary_key=True, sa_type=BIG_INTEGER)
+    player_id: str = Field(index=True)
+    table_id: str | None = None
+    kind: str
+    game_id: str | None = None
+    detail: str
+    actor: str  # who did it: the game server that reported it, or "studio" for the studio's own timer
+    at: str
+
+
+_TABLES = [WalletRow, LedgerRow, BetRow, SettledRound, BankerSeat, BankerApproval, PlayerPin, OwnMaximum, PlayerEvent]
+_W, _L, _B, _S, _SEAT, _OK, _PIN, _OWN, _EV = (model.__table__ for model in _TABLES)  # type: ignore[attr-defined]
 Index("bet_player_game", _B.c.player_id, _B.c.game_id)
 
 
@@ -370,11 +392,14 @@ class WalletStore:
             row = conn.execute(select(_B).where(_B.c.bet_id == bet_id)).first()
             if row is None or row.status != "open":
                 raise WalletError(f"no open bet {bet_id!r} to undo")
-            conn.execute(update(_B).where(_B.c.bet_id == bet_id).values(status="cancelled", settled_at=self._now()))
+            done = conn.execute(update(_B).where(_B.c.bet_id == bet_id, _B.c.status == "open")
+                                .values(status="cancelled", settled_at=self._now()))  # fmt: skip
+            if done.rowcount != 1:  # refunded meanwhile (a disconnect): never refunded twice
+                raise WalletError(f"no open bet {bet_id!r} to undo")
             conn.execute(insert(_L).values(player_id=row.player_id, kind="refund", amount=row.stake,
                                            game_id=row.game_id, bet_id=bet_id, at=self._now()))  # fmt: skip
             conn.execute(update(_W).where(_W.c.player_id == row.player_id).values(balance=_W.c.balance + row.stake))
-        return _placed(row)
+        return replace(_placed(row), status="cancelled")  # the bet as it now is
 
     def bets(self, game_id: str, player_id: str | None = None, status: str | None = None) -> list[PlacedBet]:
         query = select(_B).where(_B.c.game_id == game_id)
@@ -508,7 +533,35 @@ class WalletStore:
             row = conn.execute(select(_SEAT).where(_SEAT.c.table_id == table_id)).first()
         return None if row is None else dict(row._mapping)
 
-    def take_bank(self, table_id: str, player_id: str, game_server: str, auto_approve: bool, required: int) -> None:
+    def points(self, player_id: str) -> int:
+        """A player's credit points (seed 001)."""
+        with self._engine.connect() as conn:
+            value = conn.execute(select(_W.c.points).where(_W.c.player_id == player_id)).scalar()
+        if value is None:
+            raise WalletError(f"no wallet for player {player_id!r}")
+        return int(value)
+
+    def points_sum(self, player_id: str) -> int:
+        with self._engine.connect() as conn:
+            return int(conn.execute(select(func.coalesce(func.sum(_L.c.points), 0)).where(
+                _L.c.player_id == player_id)).scalar_one())  # fmt: skip
+
+    @staticmethod
+    def _event(conn: Any, player_id: str, table_id: str | None, kind: str, game_id: str | None, detail: str, by: str,
+               at: str) -> None:  # fmt: skip
+        conn.execute(insert(_EV).values(player_id=player_id, table_id=table_id, kind=kind, game_id=game_id,
+                                        detail=detail, actor=by, at=at))  # fmt: skip
+
+    def events(self, player_id: str) -> list[dict[str, Any]]:
+        """What happened to the player or their bank outside a bet, oldest first."""
+        with self._engine.connect() as conn:
+            rows = conn.execute(select(_EV).where(_EV.c.player_id == player_id).order_by(_EV.c.id))
+            return [dict(row._mapping) for row in rows]
+
+    def take_bank(self, table_id: str, player_id: str, game_server: str, auto_approve: bool, required: int,
+                  min_points: int = 0) -> None:  # fmt: skip
+        """`player_id` takes the bank at `table_id`: with a balance of at least `required` and `min_points` credit
+        points, holding no other bank and no bet waiting for a result."""
         with self._writer.begin() as conn:
             if conn.execute(select(_SEAT.c.player_id).where(_SEAT.c.table_id == table_id)).first() is not None:
                 raise WalletError(f"table {table_id} already has a banker")
@@ -517,15 +570,22 @@ class WalletStore:
                 raise WalletError(f"{player_id} already holds the bank at {held}: one bank at a time")
             if conn.execute(select(_B.c.bet_id).where(_B.c.player_id == player_id, _B.c.status == "open")).first():
                 raise WalletError(f"{player_id} has bets waiting for a result: take the bank once they are settled")
-            wallet = conn.execute(select(_W.c.balance, _W.c.game_server).where(_W.c.player_id == player_id)).first()
+            query = select(_W.c.balance, _W.c.points, _W.c.game_server).where(_W.c.player_id == player_id)
+            wallet = conn.execute(query).first()
             if wallet is None or wallet.game_server != game_server:
                 raise WalletError(f"no wallet for player {player_id!r}")
+            if min_points and wallet.points < min_points:  # points may be below zero: a banker is deducted them
+                raise WalletError(f"holding the bank needs {min_points} credit points; {player_id} has {wallet.points} "
+                                  "(a point per whole unit staked as a player and settled)")  # fmt: skip
             if wallet.balance < required:
                 raise WalletError(f"holding the bank needs a balance of {required}; {player_id} has {wallet.balance}")
+            now = self._now()
             conn.execute(insert(_SEAT).values(table_id=table_id, player_id=player_id, game_server=game_server,
-                                              auto_approve=auto_approve, since=self._now()))  # fmt: skip
+                                              auto_approve=auto_approve, since=now))  # fmt: skip
+            detail = "auto-approve" if auto_approve else "approves each round"
+            self._event(conn, player_id, table_id, "bank_taken", None, detail, game_server, now)
 
-    def leave_bank(self, table_id: str, player_id: str) -> None:
+    def leave_bank(self, table_id: str, player_id: str, by: str = "") -> None:
         """Give the bank back to the house, between rounds: not while bets of a round it approved are open."""
         with self._writer.begin() as conn:
             approved = select(_OK.c.game_id).where(_OK.c.player_id == player_id)
@@ -535,11 +595,25 @@ class WalletStore:
             done = conn.execute(_SEAT.delete().where(_SEAT.c.table_id == table_id, _SEAT.c.player_id == player_id))
             if done.rowcount == 0:
                 raise WalletError(f"{player_id} does not hold the bank at {table_id}")
+            self._event(conn, player_id, table_id, "bank_left", None, "left the bank", by or player_id, self._now())
 
-    def approve(self, game_id: str, player_id: str) -> None:
+    def _seat(self, conn: Any, table_id: str) -> Any:
+        """The table's seat, locked for the rest of the transaction (PostgreSQL; SQLite's write lock covers it)."""
+        return conn.execute(select(_SEAT).where(_SEAT.c.table_id == table_id).with_for_update()).first()
+
+    def approve(self, game_id: str, player_id: str, table_id: str | None = None) -> None:
+        """The banker approves the round: bets may be placed against the bank. With `table_id`, only while the player
+        holds that table's bank and no bet of the round was placed against the house (`WalletError` otherwise)."""
         with self._writer.begin() as conn:
-            if conn.execute(select(_OK.c.game_id).where(_OK.c.game_id == game_id)).first() is None:
-                conn.execute(insert(_OK).values(game_id=game_id, player_id=player_id, at=self._now()))
+            if table_id is not None:
+                seat = self._seat(conn, table_id)
+                if seat is None or seat.player_id != player_id:
+                    raise WalletError(f"{player_id} does not hold the bank at {table_id}")
+            if conn.execute(select(_OK.c.game_id).where(_OK.c.game_id == game_id)).first() is not None:
+                return
+            if table_id is not None and conn.execute(select(_B.c.bet_id).where(_B.c.game_id == game_id)).first():
+                raise WalletError(f"bets of {game_id} were placed against the house already: the bank takes the next")
+            conn.execute(insert(_OK).values(game_id=game_id, player_id=player_id, at=self._now()))
 
     def approver(self, game_id: str) -> str | None:
         """The banker who approved the round, if one did."""
@@ -547,38 +621,147 @@ class WalletStore:
             value = conn.execute(select(_OK.c.player_id).where(_OK.c.game_id == game_id)).scalar()
         return None if value is None else str(value)
 
-    def settle(self, game_id: str, outcome: str, settlements: Sequence[Settlement],
-               owners: dict[str, str], bank: tuple[str, int, int] | None = None) -> bool:  # fmt: skip
+    def expire_bank(self, table_id: str, player_id: str, since: str, game_id: str, detail: str) -> bool:
+        """The banker's approval time for `game_id` ran out: the bank goes back to the house, if `player_id` still
+        holds it as taken at `since`, without auto-approve, and has not approved that round meanwhile. True if
+        released."""
+        with self._writer.begin() as conn:
+            seat = self._seat(conn, table_id)
+            if seat is None or (seat.player_id, seat.since, seat.auto_approve) != (player_id, since, False):
+                return False
+            if conn.execute(select(_OK.c.game_id).where(_OK.c.game_id == game_id)).first() is not None:
+                return False
+            conn.execute(_SEAT.delete().where(_SEAT.c.table_id == table_id))
+            self._event(conn, player_id, table_id, "bank_timed_out", game_id, detail, "studio", self._now())
+        return True
+
+    def release_bank(self, table_id: str, player_id: str, game_id: str | None, by: str) -> str | None:
+        """A banker disconnected: if they approved `game_id` and it is not settled yet, the round plays out and the
+        bank is released once it is settled ("after_round"); otherwise it is released now ("now"). None if they do
+        not hold the bank at `table_id`."""
+        with self._writer.begin() as conn:
+            seat = self._seat(conn, table_id)
+            if seat is None or seat.player_id != player_id:
+                return None
+            now = self._now()
+            approved = game_id is not None and conn.execute(
+                select(_OK.c.player_id).where(_OK.c.game_id == game_id)).scalar() == player_id  # fmt: skip
+            settled = conn.execute(select(_S.c.game_id).where(_S.c.game_id == game_id)).first() is not None
+            in_play = approved and not settled
+            if in_play:
+                conn.execute(update(_SEAT).where(_SEAT.c.table_id == table_id).values(release_after=game_id))
+                detail = f"disconnected after approving {game_id}: the round plays out, then the bank is released"
+                self._event(conn, player_id, table_id, "disconnected", game_id, detail, by, now)
+                return "after_round"
+            conn.execute(_SEAT.delete().where(_SEAT.c.table_id == table_id))
+            self._event(conn, player_id, table_id, "bank_released", game_id, "disconnected: the bank goes back to the "
+                        "house", by, now)  # fmt: skip
+            return "now"
+
+    def _release_after(self, conn: Any, banker: str, game_id: str, now: str) -> None:
+        """In a round's settlement: release the bank its disconnected holder kept for this round."""
+        seat = conn.execute(select(_SEAT.c.table_id).where(_SEAT.c.player_id == banker,
+                                                           _SEAT.c.release_after == game_id)).first()  # fmt: skip
+        if seat is not None:
+            conn.execute(_SEAT.delete().where(_SEAT.c.table_id == seat.table_id))
+            self._event(conn, banker, seat.table_id, "bank_released", game_id, "the round its disconnected holder "
+                        "approved is settled: the bank goes back to the house", "studio", now)  # fmt: skip
+
+    def refund_on_disconnect(self, game_id: str, player_id: str, table_id: str, by: str) -> list[PlacedBet]:
+        """A player disconnected before "no more bets": every open bet of theirs on the round is cancelled and its
+        stake refunded, in one transaction, and the disconnect is recorded with what it refunded."""
+        with self._writer.begin() as conn:
+            rows = list(conn.execute(select(_B).where(_B.c.game_id == game_id, _B.c.player_id == player_id,
+                                                      _B.c.status == "open").order_by(_B.c.placed_order)))  # fmt: skip
+            now = self._now()
+            taken_back = []
+            for row in rows:
+                done = conn.execute(update(_B).where(_B.c.bet_id == row.bet_id, _B.c.status == "open")
+                                    .values(status="cancelled", settled_at=now))  # fmt: skip
+                if done.rowcount != 1:
+                    continue  # undone meanwhile (and refunded by that): never refunded twice
+                conn.execute(insert(_L).values(player_id=player_id, kind="refund", amount=row.stake, game_id=game_id,
+                                               bet_id=row.bet_id, at=now))  # fmt: skip
+                taken_back.append(row)
+            rows = taken_back
+            total = sum(row.stake for row in rows)
+            if total:
+                conn.execute(update(_W).where(_W.c.player_id == player_id).values(balance=_W.c.balance + total))
+            refunded = ", ".join(row.bet_id for row in rows) or "no bet"
+            detail = f"disconnected before no more bets: refunded {refunded}"
+            self._event(conn, player_id, table_id, "disconnected", game_id, detail, by, now)
+        return [replace(_placed(row), status="cancelled") for row in rows]
+
+    def record_disconnect(self, player_id: str, table_id: str | None, game_id: str | None, detail: str,
+                          by: str) -> None:  # fmt: skip
+        """A disconnect that refunded nothing and released no bank, recorded all the same."""
+        with self._writer.begin() as conn:
+            self._event(conn, player_id, table_id, "disconnected", game_id, detail, by, self._now())
+
+    def last_round(self, player_id: str) -> dict[str, Any] | None:
+        """The last settled round the player took part in (bets of theirs, or a bank of theirs): its game id, table,
+        outcome ("result" or "void"), the player's role in it, their bets as settled, and what it changed: the money
+        (`net`, the sum of its ledger entries, stakes included) and the credit points. None if there is none."""
+        with self._engine.connect() as conn:
+            query = (select(_L.c.game_id).join(_S, _S.c.game_id == _L.c.game_id)
+                     .where(_L.c.player_id == player_id).order_by(_L.c.id.desc()).limit(1))  # fmt: skip
+            game_id = conn.execute(query).scalar()
+            if game_id is None:
+                return None
+            mark = conn.execute(select(_S).where(_S.c.game_id == game_id)).one()
+            entries = list(conn.execute(select(_L.c.amount, _L.c.points, _L.c.kind).where(
+                _L.c.player_id == player_id, _L.c.game_id == game_id)))  # fmt: skip
+            bets = [dict(row._mapping) for row in conn.execute(select(_B).where(
+                _B.c.game_id == game_id, _B.c.player_id == player_id).order_by(_B.c.placed_order))]  # fmt: skip
+            table_id = bets[0]["table_id"] if bets else conn.execute(select(_B.c.table_id).where(
+                _B.c.game_id == game_id).limit(1)).scalar()  # fmt: skip
+        banked = any(entry.kind == "bank" for entry in entries)
+        return {"game_id": game_id, "table_id": table_id, "outcome": mark.outcome, "settled_at": mark.at,
+                "role": "banker" if banked else "player", "bets": bets,
+                "net": sum(int(entry.amount) for entry in entries),
+                "points": sum(int(entry.points) for entry in entries)}  # fmt: skip
+
+    def settle(self, game_id: str, outcome: str, settlements: Sequence[Settlement], owners: dict[str, str],
+               bank: tuple[str, int, int] | None = None, unit: int | None = None) -> bool:  # fmt: skip
         """Write a round's settlements in one transaction; False (and nothing written) if it was settled already.
 
         `owners` maps each bet id to its player. Ledger: a win returns stake + gross win as "win" and takes the
         commission as "commission"; a push or refund returns the stake; a loss writes nothing (the stake was taken).
+        With `unit` (minor units per major unit), each outcome entry carries the credit points its bet earned, and the
+        bank's entry the points the bank is deducted (`player_banker.points_for`). A bank whose holder disconnected
+        after approving this round is released in the same transaction.
         """
         now = self._now()
         entries: list[dict[str, Any]] = []
         updates: list[dict[str, Any]] = []
         delta: dict[str, int] = defaultdict(int)
+        earned: dict[str, int] = defaultdict(int)
+        played = 0
         for settled in settlements:
             player = owners[settled.bet.bet_id]
+            points = 0 if unit is None else points_for(settled, unit)
             # One outcome entry per bet (a loss too, for nothing: the stake was taken when the bet was placed), so
             # that every bet's settlement has its place, in order, in the ledger that game servers read.
             kind = {Verdict.WIN: "win", Verdict.PUSH: "push", Verdict.REFUND: "refund"}.get(settled.verdict, "lose")
             entries.append({"player_id": player, "kind": kind, "amount": settled.returned + settled.commission,
-                            "game_id": game_id, "bet_id": settled.bet.bet_id, "at": now})  # fmt: skip
+                            "game_id": game_id, "bet_id": settled.bet.bet_id, "at": now, "points": points})  # fmt: skip
             if settled.commission:
                 entries.append({"player_id": player, "kind": "commission", "amount": -settled.commission,
-                                "game_id": game_id, "bet_id": settled.bet.bet_id, "at": now})  # fmt: skip
+                                "game_id": game_id, "bet_id": settled.bet.bet_id, "at": now, "points": 0})  # fmt: skip
             delta[player] += settled.returned
+            earned[player] += points
+            played += points
             updates.append({"b_id": settled.bet.bet_id, "verdict": settled.verdict.value, "returned": settled.returned,
                             "commission": settled.commission, "settled_at": now})  # fmt: skip
         if bank is not None:
             banker, gross, bank_commission = bank
             entries.append({"player_id": banker, "kind": "bank", "amount": gross, "game_id": game_id, "bet_id": None,
-                            "at": now})  # fmt: skip
+                            "at": now, "points": -played})  # fmt: skip
             if bank_commission:
                 entries.append({"player_id": banker, "kind": "bank_commission", "amount": -bank_commission,
-                                "game_id": game_id, "bet_id": None, "at": now})  # fmt: skip
+                                "game_id": game_id, "bet_id": None, "at": now, "points": 0})  # fmt: skip
             delta[banker] += gross - bank_commission
+            earned[banker] -= played
         try:
             with self._writer.begin() as conn:
                 conn.execute(insert(_S).values(game_id=game_id, outcome=outcome, at=now))  # the mark goes first
@@ -591,10 +774,15 @@ class WalletStore:
                             commission=bindparam("commission"), settled_at=bindparam("settled_at")),
                         updates,
                     )  # fmt: skip
-                changes = [{"p_id": player, "amount": amount} for player, amount in delta.items() if amount]
+                players = sorted(delta.keys() | earned.keys())
+                changes = [{"p_id": player, "amount": delta[player], "pts": earned[player]} for player in players
+                           if delta[player] or earned[player]]  # fmt: skip
                 if changes:
                     conn.execute(update(_W).where(_W.c.player_id == bindparam("p_id"))
-                                 .values(balance=_W.c.balance + bindparam("amount")), changes)  # fmt: skip
+                                 .values(balance=_W.c.balance + bindparam("amount"),
+                                         points=_W.c.points + bindparam("pts")), changes)  # fmt: skip
+                if bank is not None:
+                    self._release_after(conn, bank[0], game_id, now)
         except IntegrityError:
             return False  # the settlement mark exists: settled before (or by a racing writer)
         return True

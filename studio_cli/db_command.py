@@ -11,14 +11,16 @@ from typing import Any
 
 from studio.domain.errors import StudioError
 from studio.settings import sqlite_url
+from studio_cli.arguments import database_of
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser("db", help="create or upgrade the database schema", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     database = argparse.ArgumentParser(add_help=False)
-    database.add_argument("--database", default="data/studio.db",
-                          help="SQLite file or database URL, e.g. postgresql+psycopg://studio@db/studio")  # fmt: skip
+    database.add_argument("--database", help="SQLite file or database URL, e.g. postgresql+psycopg://studio@db/studio "
+                          "(default: $STUDIO_DATABASE_URL or the file $STUDIO_DATABASE_URL_FILE names, "
+                          "else data/studio.db)")  # fmt: skip
     actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
     upgrade = actions.add_parser("upgrade", parents=[database], help="bring the schema to the newest revision")
     upgrade.set_defaults(run=run_upgrade)
@@ -33,6 +35,7 @@ def _engine(args: argparse.Namespace) -> Any:
     from studio.database import open_engine  # noqa: PLC0415
 
     try:
+        args.database = database_of(args.database)
         return open_engine(make_url(sqlite_url(args.database)))
     except (SQLAlchemyError, ImportError, OSError) as error:
         raise StudioError(f"database {args.database!r}: {error}") from None

@@ -6,8 +6,9 @@ import argparse
 import logging.config
 from typing import Any
 
+from studio.domain.errors import StudioError
 from studio.settings import sqlite_url
-from studio_cli.arguments import port
+from studio_cli.arguments import DATABASE_ENV, REDIS_ENV, from_environment, hide_password, port
 from studio_cli.logs import FORMATS, logging_config
 
 HELP = "serve the results feed from Redis and the log (a stateless feed server; run as many as needed)"
@@ -23,8 +24,8 @@ example:
 def register(commands: Any) -> None:
     parser = commands.add_parser("feed", help=HELP, description=HELP, epilog=EPILOG,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--database", required=True, help="the studio database (SQLite file or URL)")
-    parser.add_argument("--redis", required=True, help="Redis URL, e.g. redis://127.0.0.1:6379/0")
+    parser.add_argument("--database", help="the studio database (SQLite file or URL; default: $STUDIO_DATABASE_URL)")
+    parser.add_argument("--redis", help="Redis URL, e.g. redis://127.0.0.1:6379/0 (default: $STUDIO_REDIS_URL)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=port, default=8100)
     parser.add_argument("--log-format", choices=FORMATS, default="text")
@@ -38,8 +39,15 @@ def run(args: argparse.Namespace) -> int:
 
     log_config = logging_config(args.log_format)
     logging.config.dictConfig(log_config)
-    app = create_feed_app(sqlite_url(args.database), args.redis)
+    # Secrets come from the environment (or a file it names) rather than the command line, where `ps` shows them.
+    database = args.database or from_environment(DATABASE_ENV)
+    redis = args.redis or from_environment(REDIS_ENV)
+    if not database or not redis:
+        raise StudioError("a feed server needs the database and Redis: --database and --redis, or "
+                          "STUDIO_DATABASE_URL and STUDIO_REDIS_URL in its environment (or *_FILE naming a file "
+                          "that holds each)")  # fmt: skip
+    app = create_feed_app(sqlite_url(database), redis)
     logging.getLogger("studio_cli.feed").info("feed server on http://%s:%s (Redis %s)", args.host, args.port,
-                                              args.redis)  # fmt: skip
+                                              hide_password(redis))  # fmt: skip
     uvicorn.run(app, host=args.host, port=args.port, log_config=log_config, ws_per_message_deflate=False)
     return 0

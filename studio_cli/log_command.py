@@ -1,4 +1,5 @@
-"""`studio log`: verify, show and export a table's log from the studio database."""
+"""`studio log`: verify, show and export a table's log from the studio database. `verify` and `head` cover the access
+log too (its stream, `_access`, is hash-chained like a table's); `show` and `export` are for tables."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from studio.access import ACCESS_STREAM
 from studio.domain.audit import audit
-from studio.domain.chain import Head, canonical_json, head_problem
+from studio.domain.chain import Head, canonical_json, head_problem, verify_chain
 from studio.domain.errors import StudioError
 from studio.domain.log_views import CSV_COLUMNS, as_row, describe, round_records, shoe_records
 from studio.domain.records import Record
 from studio.settings import sqlite_url
+from studio_cli.arguments import database_of
 
 if TYPE_CHECKING:
     from studio.store_sql import SqlEventStore
@@ -39,7 +42,7 @@ def register(commands: Any) -> None:
     )  # fmt: skip
     actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
     verify = actions.add_parser("verify", help="check the hash chain and replay every event, confirming each result")
-    verify.add_argument("db", metavar="DB")
+    verify.add_argument("db", metavar="DB", nargs="?", help="default: $STUDIO_DATABASE_URL, else data/studio.db")
     verify.add_argument("--table", help="only this table (default: every table in the log)")
     verify.add_argument(
         "--expect-head",
@@ -68,13 +71,13 @@ def register(commands: Any) -> None:
     )
     verify.set_defaults(run=run_verify)
     head = actions.add_parser("head", help="print each table's last seq and hash (TABLE:SEQ:HASH), to keep elsewhere")
-    head.add_argument("db", metavar="DB")
+    head.add_argument("db", metavar="DB", nargs="?", help="default: $STUDIO_DATABASE_URL, else data/studio.db")
     head.add_argument("--table", help="only this table")
     head.add_argument("--json", action="store_true", help='[{"table": ..., "seq": ..., "hash": ...}]')
     head.set_defaults(run=run_head)
     for name, helptext in (("show", "print records as readable lines"), ("export", "write records as JSON or CSV")):
         action = actions.add_parser(name, help=helptext)
-        action.add_argument("db", metavar="DB")
+        action.add_argument("db", metavar="DB", nargs="?", help="default: $STUDIO_DATABASE_URL, else data/studio.db")
         action.add_argument("--table", help="the table (default: the only one in the log)")
         which = action.add_mutually_exclusive_group()
         which.add_argument("--round", metavar="GAME_ID", help="one round, by the game number players quote")
@@ -85,9 +88,10 @@ def register(commands: Any) -> None:
         action.set_defaults(run=run_show if name == "show" else run_export)
 
 
-def _open(db: str) -> SqlEventStore:
+def _open(db: str | None) -> SqlEventStore:
     from studio.store_sql import SqlEventStore  # noqa: PLC0415 - the database library loads only when used
 
+    db = database_of(db)
     if "://" not in db and not Path(db).is_file():
         raise StudioError(f"{db}: no such database file")
     return SqlEventStore(sqlite_url(db))
@@ -114,6 +118,14 @@ def run_verify(args: argparse.Namespace) -> int:
             raise StudioError(f"{args.db}: the log is empty")
         bad = 0
         for stream in streams:
+            if stream == ACCESS_STREAM:  # not a table: its hash chain is checked, there is no game to replay
+                chain = verify_chain(store.read(stream))
+                if chain.ok:
+                    print(f"OK        access log {stream}: {chain.records} records, hash chain intact")
+                else:
+                    bad += 1
+                    print(f"TAMPERED  access log {stream}: first bad record seq {chain.first_bad_seq}: {chain.reason}")
+                continue
             verdict = audit(store.read(stream))
             if verdict.ok:
                 print(f"OK        table {stream}: {verdict.reason}")
@@ -215,7 +227,7 @@ def run_head(args: argparse.Namespace) -> int:
 
 
 def _select(store: SqlEventStore, args: argparse.Namespace) -> list[Record]:
-    streams = store.streams()
+    streams = [stream for stream in store.streams() if stream != ACCESS_STREAM]  # the tables
     table = args.table
     if table is None:
         if len(streams) != 1:

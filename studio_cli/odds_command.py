@@ -8,7 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from studio.domain.analysis import ShoeAnalysis, analyse
+from studio.domain.analysis import ShoeAnalysis, analyse, as_json
 from studio.domain.cards import parse_cards, remove_cards, shoe_composition
 from studio.domain.errors import InvalidShoe
 from studio.settings import load_pay_table
@@ -52,34 +52,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(as_table(args.decks, analysis, pay_table.name))
     return 0
-
-
-def as_json(decks: int, analysis: ShoeAnalysis, pay_table: str) -> dict[str, Any]:
-    return {
-        "decks": decks,
-        "cards_remaining": analysis.cards_remaining,
-        "pay_table": pay_table,
-        "probabilities": {
-            "banker": float(analysis.banker),
-            "player": float(analysis.player),
-            "tie": float(analysis.tie),
-        },
-        "exact_probabilities": {
-            "banker": str(analysis.banker),
-            "player": str(analysis.player),
-            "tie": str(analysis.tie),
-        },
-        "bets": {
-            bet.value: {
-                "rtp": float(value.rtp),
-                "house_edge": float(value.house_edge),
-                "ev": str(value.ev),
-                "win_probability": float(value.win),
-                "push_probability": float(value.push),
-            }
-            for bet, value in analysis.bets.items()
-        },
-    }
 
 
 def _percent(value: Fraction) -> str:

@@ -145,6 +145,7 @@ def test_undo_double_and_repeat(table: Table) -> None:
     table.bet("p1", "b2", "2 way", 500)
     undone = table.betting.undo_last(table.service.state, "p1")
     assert undone.bet_type is BetType.BANKER_PAIR and table.wallets.balance("p1") == 100_000 - 1_500
+    assert undone.status == "cancelled"  # the bet as it now is, not as it was
     doubled = table.betting.double(table.service.state, "gs1", "p1")
     assert sorted((b.bet_type.value, b.stake) for b in doubled) == [("banker", 1_000), ("player_pair", 500)]
     with pytest.raises(BetRejected, match="doubled already"):

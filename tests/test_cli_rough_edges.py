@@ -41,7 +41,7 @@ def test_a_port_out_of_range_is_refused(command: list[str], port: str, capsys: p
 def test_database_is_accepted_before_or_after_the_action(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("STUDIO_PASSWORD", "pw-12345")
+    monkeypatch.setenv("STUDIO_PASSWORD", "pw-1234567890")
     before, after = str(tmp_path / "before.db"), str(tmp_path / "after.db")
     assert main(["users", "--database", before, "add", "ann", "--role", "dealer"]) == 0
     assert main(["users", "add", "bob", "--role", "pit_boss", "--database", after]) == 0

@@ -21,7 +21,7 @@ def test_display_names_are_set_listed_and_changed_from_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     database = str(tmp_path / "users.db")
-    monkeypatch.setenv("STUDIO_PASSWORD", "s3cret-pw")
+    monkeypatch.setenv("STUDIO_PASSWORD", "s3cret-passw0rd")
     assert main(["users", "--database", database, "add", "anna7", "--role", "dealer", "--display-name", "Anna"]) == 0
     assert main(["users", "--database", database, "add", "bo", "--role", "dealer"]) == 0
     capsys.readouterr()

@@ -125,3 +125,25 @@ def test_the_frontier_lets_a_suspension_out_at_once_and_holds_what_follows_until
             suspended_at = seq
         else:
             assert frontier.published == seq
+
+
+@pytest.mark.parametrize(
+    ("event", "fields"),
+    [
+        (e.SeatTaken(3, "p1", "operator-1", "Ann", 42), {"type": "seat_taken", "seat": 3, "nickname": "Ann",
+                                                          "first_round": 42}),
+        (e.SeatChanged(3, 5, "p1", "Ann"), {"type": "seat_changed", "from_seat": 3, "seat": 5, "nickname": "Ann"}),
+        (e.SeatLeft(5, "p1", "Ann"), {"type": "seat_left", "seat": 5, "nickname": "Ann"}),
+        (e.RoundPassed(42, "G-42", 5, "p1", "Ann"), {"type": "round_passed", "round": 42, "game_id": "G-42",
+                                                      "seat": 5, "nickname": "Ann"}),
+        (e.PlayerSatOut(42, "G-42", 5, "p1", "Ann"), {"type": "sat_out", "round": 42, "game_id": "G-42", "seat": 5,
+                                                       "nickname": "Ann"}),
+    ],
+)  # fmt: skip
+def test_seat_messages_name_the_seat_and_the_nickname_never_the_player_or_their_game_server(
+    event: e.Event, fields: dict[str, Any]
+) -> None:
+    message = message_of(event)
+    assert message == {"table": "T1", "seq": 7, "at": AT.isoformat(), **fields}
+    assert "p1" not in str(message) and "operator" not in str(message)
+    assert message["type"] not in TABLE_NOTICES and chat_notice(message) is None  # the seats show it, not the chat

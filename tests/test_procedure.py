@@ -18,16 +18,28 @@ from studio.clock import ManualClock
 from studio.domain import commands as c
 from studio.domain import events as e
 from studio.domain.cards import ALL_CARDS, Card
-from studio.domain.errors import ProcedureError
+from studio.domain.errors import ConfigError, ProcedureError
 from studio.domain.events import BurnReason, SuspensionReason
-from studio.domain.procedure import TRANSITIONS, Phase, TableState, burn_count, decide, evolve, expected_commands
+from studio.domain.procedure import (
+    TRANSITIONS,
+    Phase,
+    Seat,
+    TableState,
+    burn_count,
+    decide,
+    evolve,
+    expected_commands,
+)
 from studio.domain.procedure_config import ProcedureConfig
 from studio.domain.rules import Side, Winner, outcome
+from studio.domain.seats import bet_refusal, seat_status, seats_view
+from studio.settings import procedure_from_mapping
 
 T0 = datetime(2026, 3, 14, 15, 9, 26, tzinfo=UTC)
 TABLE = "T7"
 DEALER = "dealer:ann"
 BOSS = "pit_boss:bob"
+GAME = "game_server:operator-1"  # the actor of seat commands
 SHOE = "shoe-1"  # the source named in card reads
 DEVICE = "device:shoe-1"  # the actor of card reads
 BURNS = "2C 3C 4C 5C 6C 7C"
@@ -119,6 +131,7 @@ INITIAL = {
     "reopens_in": None,
     "start_inspected": 0,
     "end_inspected": 0,
+    "seats": (),
 }
 
 
@@ -385,6 +398,10 @@ def test_no_more_bets_is_refused_before_the_timer_ends() -> None:
         "DeclareError",
         "ReportSourceFailure",
         "ReportDisagreement",
+        "TakeSeat",
+        "ChangeSeat",
+        "LeaveSeat",
+        "PassRound",
     )
     assert "this table does not allow early close" in error.reason
     t.clock.advance(0.1)  # the timer ends
@@ -522,13 +539,136 @@ def test_a_card_while_betting_is_open_suspends_and_nothing_is_dealt() -> None:
         suspension=None,
         burn=burn("error", 3, Phase.BETTING_OPEN, BOSS),
     )
-    for code in ["8C", "9C", "10C"]:
+    for code in ["8C", "9C"]:
         t.draw(code)
-    assert t.state.phase is Phase.BETTING_OPEN and t.state.burn is None
-    t.clock.advance(15)
+    # The burn's last card puts betting back: the players get their betting time again, from that moment.
+    t.clock.advance(120)  # the pit boss took two minutes; the round's own deadline is long past
+    assert t.state.round is not None
+    opened, gid = t.state.round.opened_at, t.state.round.game_id
+    back = t.clock.now() + timedelta(seconds=15)
+    read = t.read("10C")
+    t.step(
+        c.DrawCard(DEVICE, read),
+        [
+            e.CardBurned(c.CardRead(card("10C"), SHOE, read.device_seq)),
+            e.BurnCompleted("error"),
+            e.BettingReopened(1, gid, back),
+        ],
+        **t.took(read),
+        phase=Phase.BETTING_OPEN,
+        burn=None,
+        round=round_(1, gid, opened, back),
+        counts=counts(burned=9, set_aside=1),
+    )
+    t.clock.advance(14)
+    assert "this table does not allow early close" in t.refused(c.CloseBetting(DEALER)).reason
+    t.clock.advance(1)
     t.do(c.CloseBetting(DEALER))
     assert [type(event) for event in t.draw("4H")] == [e.CardDealt]
     assert t.state.round is not None and t.state.round.dealt == ((Side.PLAYER, card("4H")),)
+
+
+def card_while_betting(config: ProcedureConfig, seconds_before: int = 0) -> Table:
+    """A table whose first round got a card while betting was open, `seconds_before` after it opened."""
+    t = ready_table(config)
+    t.do(c.OpenBetting(DEALER))
+    t.clock.advance(seconds_before)
+    t.draw("QH")
+    assert t.state.phase is Phase.SUSPENDED
+    return t
+
+
+def test_the_betting_time_given_back_after_an_error_is_configured() -> None:
+    t = card_while_betting(ProcedureConfig(betting_seconds_after_error=40))
+    t.do(c.ContinuePlay(BOSS, "card set aside"))
+    for code in ["8C", "9C", "10C"]:
+        t.draw(code)
+    assert t.log[-1] == e.BettingReopened(1, t.game_id or "", t.clock.now() + timedelta(seconds=40))
+    assert t.state.round is not None and t.state.round.closes_at == t.clock.now() + timedelta(seconds=40)
+
+
+def test_the_betting_time_left_is_never_cut_by_an_error() -> None:
+    # A card 2 s into a 15 s window, resolved at once: the round keeps its own deadline, later than 5 s from now.
+    t = card_while_betting(ProcedureConfig(betting_seconds_after_error=5), seconds_before=2)
+    assert t.state.round is not None
+    deadline = t.state.round.closes_at
+    t.do(c.ContinuePlay(BOSS, "card set aside"))
+    for code in ["8C", "9C", "10C"]:
+        t.draw(code)
+    assert t.log[-1] == e.BettingReopened(1, t.game_id or "", deadline)
+    assert t.state.round is not None and t.state.round.closes_at == deadline
+
+
+def test_a_table_that_gives_no_betting_time_back_closes_betting_at_once() -> None:
+    t = card_while_betting(ProcedureConfig(betting_seconds_after_error=0))
+    t.do(c.ContinuePlay(BOSS, "card set aside"))
+    t.clock.advance(60)
+    for code in ["8C", "9C", "10C"]:
+        t.draw(code)
+    assert t.log[-1] == e.BurnCompleted("error") and t.state.phase is Phase.BETTING_OPEN
+    t.do(c.CloseBetting(DEALER))  # the round's deadline is past: "no more bets" at once
+    assert t.state.phase is Phase.DEALING
+
+
+def test_without_an_error_burn_betting_is_given_back_when_the_pit_boss_continues() -> None:
+    t = card_while_betting(ProcedureConfig(burn_after_error=0))
+    t.clock.advance(90)
+    assert t.state.round is not None
+    opened, gid = t.state.round.opened_at, t.state.round.game_id
+    back = t.clock.now() + timedelta(seconds=15)
+    t.step(
+        c.ContinuePlay(BOSS, "card set aside"),
+        [
+            e.PlayContinued(BOSS, "card set aside"),
+            e.TableResumed(e.Resumption.CONTINUED),
+            e.BettingReopened(1, gid, back),
+        ],
+        phase=Phase.BETTING_OPEN,
+        suspension=None,
+        round=round_(1, gid, opened, back),
+    )
+
+
+def test_a_corrected_read_that_ends_the_error_burn_gives_the_betting_time_back() -> None:
+    t = card_while_betting(ProcedureConfig())
+    t.do(c.ContinuePlay(BOSS, "card set aside"))
+    t.draw("8C")
+    t.draw("9C")
+    t.draw(None)  # the burn's last card is unreadable: suspended again, the pit boss names it
+    t.do(c.CorrectCard(BOSS, 0, card("10C"), "read by hand"))
+    events = t.do(c.ContinuePlay(BOSS, "burned as 10C"))
+    # That error calls for its own burn: betting comes back only once that one is done.
+    assert [type(event) for event in events] == [
+        e.PlayContinued,
+        e.TableResumed,
+        e.CardBurned,
+        e.BurnCompleted,
+        e.BurnRequired,
+    ]
+    assert t.state.phase is Phase.BURNING and t.state.burn is not None and t.state.burn.then is Phase.BETTING_OPEN
+    for code in ["JC", "QC"]:
+        t.draw(code)
+    t.clock.advance(30)
+    t.draw("KC")
+    assert t.log[-1] == e.BettingReopened(1, t.game_id or "", t.clock.now() + timedelta(seconds=15))
+
+
+def test_the_betting_time_given_back_is_read_from_the_table_file_within_bounds() -> None:
+    assert procedure_from_mapping({"betting_seconds_after_error": 20}).betting_seconds_after_error == 20
+    assert ProcedureConfig().betting_seconds_after_error == ProcedureConfig().betting_seconds  # the whole time back
+    with pytest.raises(ConfigError, match=r"procedure\.betting_seconds_after_error: at most 86400 seconds"):
+        procedure_from_mapping({"betting_seconds_after_error": 86_401})
+    with pytest.raises(ConfigError, match="expected a whole number of at least 0"):
+        procedure_from_mapping({"betting_seconds_after_error": -1})
+
+
+def test_an_error_burn_in_the_deal_gives_no_betting_time() -> None:
+    t = dealing_table("2H 6D")
+    t.do(c.DeclareError(DEALER, "card_exposed"))
+    t.do(c.ContinuePlay(BOSS, "fine"))
+    for code in ["8C", "9C", "10C"]:
+        t.draw(code)
+    assert t.log[-1] == e.BurnCompleted("error") and t.state.phase is Phase.DEALING
 
 
 def test_a_card_when_none_is_due_suspends() -> None:
@@ -1280,36 +1420,52 @@ SAMPLES: dict[type[c.Command], c.Command] = {
     c.OrderShuffle: c.OrderShuffle(BOSS, "cards suspected marked"),
     c.InspectDecks: c.InspectDecks(BOSS, DEALER),
     c.ReplaceDeck: c.ReplaceDeck(BOSS, "3", "7H bent"),
+    c.TakeSeat: c.TakeSeat(GAME, "p2", "Bea", 2),
+    c.ChangeSeat: c.ChangeSeat(GAME, "p2", 3),
+    c.LeaveSeat: c.LeaveSeat(GAME, "p2"),
+    c.PassRound: c.PassRound(GAME, "p1"),
 }
+SEATED = ProcedureConfig(seats=5)
 
 
-def table_in(phase: Phase) -> Table:
-    """A representative table in `phase` (suspended: mid-round, on an unreadable card)."""
-    if phase is Phase.AWAITING_SHUFFLE:
-        t = Table()
-    elif phase is Phase.AWAITING_CUT:
-        t = Table()
+def table_in(phase: Phase, config: ProcedureConfig | None = None, *first: c.Command) -> Table:
+    """A representative table in `phase` (suspended: mid-round, on an unreadable card), `first` applied at its
+    start."""
+    t = Table(config)
+    for command in first:
+        t.do(command)
+    if phase is not Phase.AWAITING_SHUFFLE:
         t.do(c.ConfirmShuffle(DEALER))
-    elif phase is Phase.BURNING:
-        t = Table()
-        t.do(c.ConfirmShuffle(DEALER))
+    if phase not in (Phase.AWAITING_SHUFFLE, Phase.AWAITING_CUT):
         t.do(c.PlaceCutCard(DEALER))
-    elif phase is Phase.READY:
-        t = ready_table()
-    elif phase is Phase.BETTING_OPEN:
-        t = ready_table()
-        t.do(c.OpenBetting(DEALER))
-    elif phase is Phase.DEALING:
-        t = dealing_table("2H 6D")
-    elif phase is Phase.CLOSED:
-        t = ready_table()
+    if phase not in (Phase.AWAITING_SHUFFLE, Phase.AWAITING_CUT, Phase.BURNING):
+        for code in BURNS.split():
+            t.draw(code)
+    if phase is Phase.CLOSED:
         t.do(c.CloseTable(BOSS, "end of the session"))
-    else:
-        t = suspended_table()
+    if phase in (Phase.BETTING_OPEN, Phase.DEALING, Phase.SUSPENDED):
+        t.do(c.OpenBetting(DEALER))
+    if phase in (Phase.DEALING, Phase.SUSPENDED):
+        t.clock.advance(t.state.config.betting_seconds)
+        t.do(c.CloseBetting(DEALER))
+        t.draw("2H")
+        t.draw("6D")
+    if phase is Phase.SUSPENDED:
+        t.draw(None)  # unreadable: the table waits for the pit boss
     assert t.state.phase is phase
     return t
 
 
+def seat_sample_table(phase: Phase, cls: type[c.Command]) -> Table:
+    """A table with seats in `phase` where the sample seat command is legal: p1 seated from the start (a pass is
+    theirs), p2 seated just now (a change or a leave is theirs: seated mid-round, they have no part in the round)."""
+    t = table_in(phase, SEATED, c.TakeSeat(GAME, "p1", "Ann", 1))
+    if cls in (c.ChangeSeat, c.LeaveSeat):
+        t.do(c.TakeSeat(GAME, "p2", "Bea", 2))
+    return t
+
+
+SEAT_COMMANDS = (c.TakeSeat, c.ChangeSeat, c.LeaveSeat, c.PassRound)
 LEGAL = [(phase, cls) for phase, row in TRANSITIONS.items() for cls in row]
 ILLEGAL = [(phase, cls) for phase in Phase for cls in COMMAND_TYPES if cls not in TRANSITIONS[phase]]
 
@@ -1332,7 +1488,10 @@ INSPECTING = ProcedureConfig(inspect_decks=True)
 def test_every_move_in_the_table_is_accepted(pair: tuple[Phase, type[c.Command]]) -> None:
     phase, cls = pair
     t = Table(INSPECTING) if cls in (c.InspectDecks, c.ReplaceDeck) else table_in(phase)  # an inspection is due
-    t.clock.advance(60)  # past any betting timer
+    if cls in SEAT_COMMANDS:
+        t = seat_sample_table(phase, cls)
+    if cls is not c.PassRound:  # a pass is made while the betting timer runs
+        t.clock.advance(60)  # past any betting timer
     events = t.do(SAMPLES[cls])
     assert events or pair == (Phase.READY, c.ReportSourceFailure)  # a failed source between rounds logs nothing
 
@@ -1596,8 +1755,214 @@ def test_a_table_that_inspects_elsewhere_records_no_inspection_and_shuffles_at_o
         e.ShuffleOrdered(4, "suspected marked card", BOSS),
         e.DecksInspected(4, e.InspectionStage.END, 8, DEALER, BOSS),
         e.DeckReplaced(5, e.InspectionStage.START, "red-0412", "two 7H", BOSS),
+        e.BettingReopened(3, "T7-20260314-150926-0003", T0 + timedelta(seconds=15)),
     ],
 )
 def test_the_new_procedure_records_decode_to_themselves(event: e.Event) -> None:
     kind, data, raw = e.encode(event)
     assert raw is None and e.decode(kind, data) == event
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Seats (seed 004): taken, changed and left between rounds; a player joining mid-round waits for the next; a seated
+# player passes or sits the round out; only seated, active players bet at a table with seats.
+
+OTHER_SERVER = "game_server:operator-2"
+
+
+def seated_table(*players: tuple[str, str, int]) -> Table:
+    """A ready table with five seats and these players (id, nickname, seat) seated between rounds."""
+    t = ready_table(SEATED)
+    for player, nickname, number in players:
+        t.do(c.TakeSeat(GAME, player, nickname, number))
+    return t
+
+
+def seat(number: int, player: str, nickname: str, first_round: int = 1, passed: int = 0, sat_out: int = 0) -> Seat:
+    return Seat(number, player, "operator-1", nickname, first_round, passed, sat_out)
+
+
+def test_a_seat_is_taken_by_a_game_server_for_its_player_between_rounds() -> None:
+    t = ready_table(SEATED)
+    t.step(c.TakeSeat(GAME, "p1", "  Ann ", 3), [e.SeatTaken(3, "p1", "operator-1", "Ann", 1)],
+           seats=(seat(3, "p1", "Ann"),))  # fmt: skip
+    # No seat named: the first free one.
+    t.step(c.TakeSeat(GAME, "p2", "Bea"), [e.SeatTaken(1, "p2", "operator-1", "Bea", 1)],
+           seats=(seat(1, "p2", "Bea"), seat(3, "p1", "Ann")))  # fmt: skip
+    assert seats_view(t.state) == [
+        {"seat": 1, "nickname": "Bea", "status": "seated"}, {"seat": 2, "nickname": None, "status": "free"},
+        {"seat": 3, "nickname": "Ann", "status": "seated"}, {"seat": 4, "nickname": None, "status": "free"},
+        {"seat": 5, "nickname": None, "status": "free"},
+    ]  # fmt: skip
+    assert t.state.phase is Phase.READY
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        (c.TakeSeat(GAME, "p9", "Cid", 3), "seat 3 is taken"),
+        (c.TakeSeat(GAME, "p9", "Cid", 6), "seat 6 does not exist: this table has seats 1 to 5"),
+        (c.TakeSeat(GAME, "p1", "Ann2", 4), "p1 sits in seat 3 already: change seats instead"),
+        (c.TakeSeat(GAME, "p9", "ANN", 4), "the nickname 'ANN' is in use at this table"),
+        (c.TakeSeat(GAME, "p9", " \x00 ", 4), "a nickname is 1 to 32 printable characters"),
+        (c.TakeSeat(GAME, "p9", "x" * 33, 4), "a nickname is 1 to 32 printable characters"),
+        (c.TakeSeat(GAME, " ", "Cid", 4), "name the player taking the seat"),
+        (c.TakeSeat(DEALER, "p9", "Cid", 4), "players are seated by their game server, not by dealer:ann"),
+        (c.ChangeSeat(GAME, "p1", 0), "seat 0 does not exist: this table has seats 1 to 5"),
+        (c.ChangeSeat(GAME, "p9", 4), "p9 has no seat at this table"),
+        (c.ChangeSeat(OTHER_SERVER, "p1", 4), "p1 was seated by another game server"),
+        (c.LeaveSeat(OTHER_SERVER, "p1"), "p1 was seated by another game server"),
+        (c.LeaveSeat(BOSS, "p1"), "players are seated by their game server, not by pit_boss:bob"),
+    ],
+)
+def test_a_seat_command_that_breaks_a_rule_is_refused_with_its_reason(command: c.Command, reason: str) -> None:
+    t = seated_table(("p1", "Ann", 3))
+    assert t.refused(command).reason == reason
+
+
+def test_every_seat_taken_refuses_one_more() -> None:
+    t = seated_table(*((f"p{n}", f"N{n}", n) for n in range(1, 6)))
+    assert t.refused(c.TakeSeat(GAME, "p6", "N6")).reason == "every seat of this table is taken (5 seats)"
+
+
+def test_a_table_without_seats_has_none_to_take_and_takes_anyones_bets() -> None:
+    t = ready_table()
+    assert t.refused(c.TakeSeat(GAME, "p1", "Ann")).reason == "this table has no seats (table.seats)"
+    t.do(c.OpenBetting(DEALER))
+    assert bet_refusal(t.state, "p1") is None and seats_view(t.state) is None
+    t.clock.advance(15)
+    assert t.do(c.CloseBetting(DEALER, frozenset())) == [e.BettingClosed(1, t.game_id or "", False)]  # no sit-out
+
+
+def test_seats_change_and_are_left_between_rounds() -> None:
+    t = seated_table(("p1", "Ann", 3), ("p2", "Bea", 1))
+    t.step(c.ChangeSeat(GAME, "p1", 5), [e.SeatChanged(3, 5, "p1", "Ann")],
+           seats=(seat(1, "p2", "Bea"), seat(5, "p1", "Ann")))  # fmt: skip
+    t.step(c.ChangeSeat(GAME, "p1", 5), [])  # sits there already: a retry changes nothing
+    assert t.refused(c.ChangeSeat(GAME, "p1", 1)).reason == "seat 1 is taken"
+    t.step(c.LeaveSeat(GAME, "p2"), [e.SeatLeft(1, "p2", "Bea")], seats=(seat(5, "p1", "Ann"),))
+    # A seat is also left while the table is closed or between shoes.
+    t.do(c.CloseTable(BOSS, "break"))
+    t.step(c.LeaveSeat(GAME, "p1"), [e.SeatLeft(5, "p1", "Ann")], seats=())
+
+
+@pytest.mark.parametrize("phase", [Phase.BETTING_OPEN, Phase.DEALING, Phase.SUSPENDED])
+def test_a_player_in_the_round_keeps_their_seat_until_it_ends(phase: Phase) -> None:
+    t = table_in(phase, SEATED, c.TakeSeat(GAME, "p1", "Ann", 1))
+    bettors = frozenset({"p1"})
+    if phase is not Phase.BETTING_OPEN:  # p1 bet: they play the round
+        t = Table(SEATED)
+        t.do(c.TakeSeat(GAME, "p1", "Ann", 1))
+        t.do(c.ConfirmShuffle(DEALER))
+        t.do(c.PlaceCutCard(DEALER))
+        for code in BURNS.split():
+            t.draw(code)
+        t.do(c.OpenBetting(DEALER))
+        t.clock.advance(15)
+        t.do(c.CloseBetting(DEALER, bettors))
+        t.draw("2H")
+        if phase is Phase.SUSPENDED:
+            t.draw(None)
+    assert t.state.phase is phase
+    reason = "p1 plays round 1, under way: seats change only between rounds (once its result or void is in)"
+    assert t.refused(c.LeaveSeat(GAME, "p1")).reason == reason
+    assert t.refused(c.ChangeSeat(GAME, "p1", 2)).reason == reason
+    assert seat_status(t.state, t.state.seats[0]) == ("betting" if phase is Phase.BETTING_OPEN else "playing")
+
+
+def test_the_seat_is_free_again_once_the_round_ends() -> None:
+    t = seated_table(("p1", "Ann", 1))
+    t.do(c.OpenBetting(DEALER))
+    t.clock.advance(15)
+    t.do(c.CloseBetting(DEALER, frozenset({"p1"})))
+    for code in ["9H", "2S", "KD", "3C"]:
+        t.draw(code)
+    assert t.state.phase is Phase.READY
+    assert t.do(c.LeaveSeat(GAME, "p1")) == [e.SeatLeft(1, "p1", "Ann")]
+
+
+def test_a_player_who_joins_mid_round_waits_for_the_next() -> None:
+    t = seated_table(("p1", "Ann", 1))
+    t.do(c.OpenBetting(DEALER))
+    gid = t.game_id or ""
+    t.step(c.TakeSeat(GAME, "p2", "Bea", 2), [e.SeatTaken(2, "p2", "operator-1", "Bea", 2)],
+           seats=(seat(1, "p1", "Ann"), seat(2, "p2", "Bea", first_round=2)))  # fmt: skip
+    assert [s["status"] for s in seats_view(t.state) or []] == ["betting", "waiting", "free", "free", "free"]
+    assert bet_refusal(t.state, "p2") == "p2 took seat 2 during round 1: they bet from round 2"
+    assert bet_refusal(t.state, "p1") is None
+    assert bet_refusal(t.state, "p9") == "only a seated player bets at this table: p9 has no seat"
+    assert t.refused(c.PassRound(GAME, "p2")).reason == "p2 took their seat during round 1: they play from round 2"
+    # Not in the round: p2 may change seats, and does not sit it out.
+    assert t.do(c.ChangeSeat(GAME, "p2", 4)) == [e.SeatChanged(2, 4, "p2", "Bea")]
+    t.clock.advance(15)
+    t.step(c.CloseBetting(DEALER, frozenset({"p1"})), [e.BettingClosed(1, gid, False)], phase=Phase.DEALING)
+    for code in ["9H", "2S", "KD", "3C"]:
+        t.draw(code)
+    t.do(c.OpenBetting(DEALER))
+    assert [s["status"] for s in seats_view(t.state) or []] == ["betting", "free", "free", "betting", "free"]
+    assert bet_refusal(t.state, "p2") is None
+
+
+def test_a_seated_player_passes_a_round_while_betting_is_open() -> None:
+    t = seated_table(("p1", "Ann", 1), ("p2", "Bea", 2))
+    assert t.refused(c.PassRound(GAME, "p1")).reason == "not allowed now"  # no round in betting
+    t.do(c.OpenBetting(DEALER))
+    gid = t.game_id or ""
+    with_bets = t.refused(c.PassRound(GAME, "p1", open_bets=2))
+    assert with_bets.reason == "p1 has 2 open bet(s) in round 1: undo them to pass"
+    assert t.refused(c.PassRound(OTHER_SERVER, "p1")).reason == "p1 was seated by another game server"
+    t.step(c.PassRound(GAME, "p1"), [e.RoundPassed(1, gid, 1, "p1", "Ann")],
+           seats=(seat(1, "p1", "Ann", passed=1), seat(2, "p2", "Bea")))  # fmt: skip
+    t.step(c.PassRound(GAME, "p1"), [])  # a retry changes nothing
+    assert bet_refusal(t.state, "p1") == "p1 passed round 1"
+    # Having passed, p1 has no part in the round: they may leave at once.
+    assert t.do(c.LeaveSeat(GAME, "p1")) == [e.SeatLeft(1, "p1", "Ann")]
+    t.clock.advance(15)
+    assert t.refused(c.PassRound(GAME, "p2")).reason == "betting time is over: too late to pass round 1"
+
+
+def test_who_neither_bets_nor_passes_before_betting_closes_sits_the_round_out() -> None:
+    t = seated_table(("p1", "Ann", 1), ("p2", "Bea", 2), ("p3", "Cid", 4))
+    t.do(c.OpenBetting(DEALER))
+    gid = t.game_id or ""
+    t.do(c.PassRound(GAME, "p2"))
+    t.clock.advance(15)
+    t.step(
+        c.CloseBetting(DEALER, frozenset({"p1", "p9"})),  # p9 bet without a seat (before seats): no matter
+        [e.BettingClosed(1, gid, False), e.PlayerSatOut(1, gid, 4, "p3", "Cid")],
+        phase=Phase.DEALING,
+        seats=(seat(1, "p1", "Ann"), seat(2, "p2", "Bea", passed=1), seat(4, "p3", "Cid", sat_out=1)),
+    )
+    assert [s["status"] for s in seats_view(t.state) or []] == ["playing", "passed", "free", "sat_out", "free"]
+    # Out of the round, p3 may leave at once; p1, who plays it, may not.
+    assert t.do(c.LeaveSeat(GAME, "p3")) == [e.SeatLeft(4, "p3", "Cid")]
+    t.refused(c.LeaveSeat(GAME, "p1"))
+    # Nobody known to have bet: every active player who did not pass sits out.
+    t2 = seated_table(("p1", "Ann", 1))
+    t2.do(c.OpenBetting(DEALER))
+    t2.clock.advance(15)
+    assert t2.do(c.CloseBetting(DEALER))[1:] == [e.PlayerSatOut(1, t2.game_id or "", 1, "p1", "Ann")]
+
+
+def test_seat_events_go_through_the_log_and_back() -> None:
+    for event in (
+        e.SeatTaken(2, "p1", "operator-1", "Ann", 7),
+        e.SeatChanged(2, 5, "p1", "Ann"),
+        e.SeatLeft(5, "p1", "Ann"),
+        e.RoundPassed(7, "T7-x-0007", 5, "p1", "Ann"),
+        e.PlayerSatOut(7, "T7-x-0007", 5, "p1", "Ann"),
+    ):
+        kind, data, raw = e.encode(event)
+        assert e.decode(kind, data, raw) == event
+    # Replayed, the events give the state they gave live.
+    t = seated_table(("p1", "Ann", 1), ("p2", "Bea", 2))
+    t.do(c.OpenBetting(DEALER))
+    t.do(c.TakeSeat(GAME, "p3", "Cid", 3))
+    t.do(c.PassRound(GAME, "p2"))
+    t.clock.advance(15)
+    t.do(c.CloseBetting(DEALER, frozenset()))
+    replayed = TableState(TABLE, SEATED)
+    for event in t.log:
+        kind, data, raw = e.encode(event)
+        replayed = evolve(replayed, e.decode(kind, data, raw))
+    assert replayed == t.state

@@ -2,11 +2,13 @@
 
 Cards come from a seeded shoe, with unreadable, repeated and stray reads mixed in; dealers open and close betting,
 report the cut card, declare errors and change; pit bosses (and people who are not) correct, continue and void, order
-early shuffles, approve deck inspections and replace decks. After every step the invariants below hold: no hand over
+early shuffles, approve deck inspections and replace decks; game servers (and others) seat players, move them, let
+them leave and pass, and "no more bets" names who bet. After every step the invariants below hold: no hand over
 three cards, every result is the rules applied to its cards, burns are counted right, no shuffle is confirmed before
 its inspections where the table inspects its decks, a shoe ends early only when a pit boss ordered it, nothing is
 published while suspended, replaying the log gives the live state, and a refused command changes neither the state nor
-the log.
+the log; each seat holds one player and each player one seat, and a player who plays the round under way neither
+leaves nor changes seats until it ends.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ DEVICE = "device:shoe-1"
 CARDS = st.sampled_from(ALL_CARDS)
 DECIDERS = st.sampled_from([BOSS, BOSS, BOSS, "pit_boss:ann", "pit_boss:cid", "dealer:ann", "device:shoe-1"])
 REASONS = st.sampled_from(["misread", "misdeal", "misdeal", ""])
+SEATERS = st.sampled_from(["game_server:op1", "game_server:op1", "game_server:op2", "dealer:ann"])
+PLAYERS = st.sampled_from(["p1", "p2", "p3", "p4", " "])
+NICKNAMES = st.sampled_from(["Ann", "ann", "Bea", "", "Cid"])
 COMMANDS = st.one_of(
     st.just(c.ConfirmShuffle(DEALER)),
     st.builds(c.PlaceCutCard, st.just(DEALER), st.one_of(st.none(), st.integers(-1, 420))),
@@ -62,6 +67,13 @@ COMMANDS = st.one_of(
     st.builds(c.OrderShuffle, DECIDERS, REASONS),
     st.builds(c.InspectDecks, DECIDERS, st.sampled_from([None, "ann", "dealer:cid", "bob", "pit_boss:cid", " "])),
     st.builds(c.ReplaceDeck, DECIDERS, st.sampled_from(["3", "red-0412", " "]), REASONS),
+    st.builds(c.CloseBetting, st.just(DEALER), st.one_of(st.none(), st.frozensets(PLAYERS))),
+)
+SEAT_COMMANDS = st.one_of(
+    st.builds(c.TakeSeat, SEATERS, PLAYERS, NICKNAMES, st.one_of(st.none(), st.integers(0, 6))),
+    st.builds(c.ChangeSeat, SEATERS, PLAYERS, st.integers(0, 6)),
+    st.builds(c.LeaveSeat, SEATERS, PLAYERS),
+    st.builds(c.PassRound, SEATERS, PLAYERS, st.sampled_from([0, 0, 1])),
 )
 
 
@@ -91,6 +103,7 @@ class ProcedureMachine(RuleBasedStateMachine):
         burn_after_error=st.sampled_from([0, 3]),
         allow_early_shuffle=st.booleans(),
         inspect_decks=st.booleans(),
+        seats=st.sampled_from([0, 5]),
     )
     def start(
         self,
@@ -101,6 +114,7 @@ class ProcedureMachine(RuleBasedStateMachine):
         burn_after_error: int,
         allow_early_shuffle: bool,
         inspect_decks: bool,
+        seats: int,
     ) -> None:
         self.config = ProcedureConfig(
             decks=decks,
@@ -111,6 +125,7 @@ class ProcedureMachine(RuleBasedStateMachine):
             burn_after_error=burn_after_error,
             allow_early_shuffle=allow_early_shuffle,
             inspect_decks=inspect_decks,
+            seats=seats,
         )
         self.rng = random.Random(seed)
         self.shoe = seeded_shoe(decks, self.rng)
@@ -146,6 +161,12 @@ class ProcedureMachine(RuleBasedStateMachine):
         # The procedure's table says where each move leads: the table is now in one of those phases.
         move = TRANSITIONS[state.phase][type(command)]
         assert self.service.state.phase in move.leads_to, (state.phase, type(command).__name__)
+        if isinstance(command, (c.LeaveSeat, c.ChangeSeat)) and self.service.state.seats != state.seats:
+            # Only a player with no part in the round under way moves (seed 004: between rounds).
+            seat = next(seat for seat in state.seats if seat.player_id == command.player_id)
+            current = state.round
+            idle = current is None or seat.first_round > current.number
+            assert idle or (current is not None and current.number in (seat.passed, seat.sat_out))
         if isinstance(command, c.ConfirmShuffle):
             self.shoe = seeded_shoe(self.config.decks, self.rng)  # a new shoe, freshly shuffled
         self.check_new_records()
@@ -185,6 +206,11 @@ class ProcedureMachine(RuleBasedStateMachine):
         """Any command but a card, legal now or not."""
         self.apply(command)
 
+    @rule(command=SEAT_COMMANDS)
+    def a_game_server_seats_its_player(self, command: c.Command) -> None:
+        """Seats taken, changed and left, rounds passed, by game servers (and by others, who are refused)."""
+        self.apply(command)
+
     @rule(moves=st.lists(st.integers(0, 9), min_size=1, max_size=12))
     def play_on(self, moves: list[int]) -> None:
         """What a dealer and a pit boss following the procedure might do next, one move each; the move numbers pick
@@ -208,11 +234,16 @@ class ProcedureMachine(RuleBasedStateMachine):
                     self.apply(c.ReportCutCard(DEALER))
                 elif move == 7:
                     self.apply(c.OrderShuffle(BOSS, "suspected marked card"))
+                elif move in (5, 6) and self.config.seats:
+                    player = f"p{self.rng.randint(1, 4)}"
+                    self.apply(c.TakeSeat("game_server:op1", player, player.upper()))
                 else:
                     self.apply(c.OpenBetting(DEALER))
             elif phase is Phase.BETTING_OPEN:
+                for seat in state.seats[: move % 3]:  # some seated players pass
+                    self.apply(c.PassRound(f"game_server:{seat.game_server}", seat.player_id))
                 self.clock.advance(self.config.betting_seconds)
-                self.apply(c.CloseBetting(DEALER))
+                self.apply(c.CloseBetting(DEALER, frozenset({"p1", "p3"}) if move % 2 else None))
             elif phase is Phase.SUSPENDED:
                 self.resolve(move)
             elif move == 9:
@@ -322,6 +353,13 @@ class ProcedureMachine(RuleBasedStateMachine):
         assert (state.burn is None) == (self.burn_left is None)
         if state.burn is not None:
             assert state.burn.remaining == self.burn_left
+
+    @invariant()
+    def each_seat_holds_one_player(self) -> None:
+        seats = self.service.state.seats
+        assert len({seat.number for seat in seats}) == len({seat.player_id for seat in seats}) == len(seats)
+        assert all(1 <= seat.number <= self.config.seats for seat in seats)
+        assert all(seat.player_id.strip() and seat.game_server in ("op1", "op2") for seat in seats)
 
     @invariant()
     def nothing_is_published_while_suspended(self) -> None:

@@ -53,7 +53,7 @@ def test_the_migrations_build_exactly_the_tables_the_stores_declare(url: str) ->
         differences = compare_metadata(MigrationContext.configure(connection), SQLModel.metadata)
     engine.dispose()
     assert differences == []  # a model changed without a migration, or the reverse, shows here
-    assert len(SQLModel.metadata.tables) == 16
+    assert len(SQLModel.metadata.tables) == 19
 
 
 def test_a_new_database_is_at_the_newest_revision_and_upgrading_again_changes_nothing(url: str) -> None:
@@ -61,7 +61,7 @@ def test_a_new_database_is_at_the_newest_revision_and_upgrading_again_changes_no
     assert current_revision(engine) is None
     upgrade(engine)
     upgrade(engine)
-    assert current_revision(engine) == head_revision() == "0005"
+    assert current_revision(engine) == head_revision() == "0007"
     engine.dispose()
 
 
@@ -77,7 +77,7 @@ def test_a_database_made_before_migrations_is_adopted_with_its_records(tmp_path:
         store.append("T1", [NewRecord(T0, "dealer:ann", "DealerChanged", {"dealer": "ann"})], 0)
     engine = engine_for(f"sqlite:///{path}")
     upgrade(engine)
-    assert current_revision(engine) == "0005"
+    assert current_revision(engine) == "0007"
     assert {"event_log", "wallet", "ledger_entry", "bet", "user_account"} <= set(inspect(engine).get_table_names())
     engine.dispose()
     with SqlEventStore(f"sqlite:///{path}") as store:
@@ -100,7 +100,7 @@ def test_tables_starting_together_on_one_postgresql_database_migrate_it_once(pos
     for thread in threads:
         thread.join()
     assert errors == []
-    assert current_revision(engines[0]) == "0005"
+    assert current_revision(engines[0]) == "0007"
     for engine in engines:
         engine.dispose()
 
@@ -123,7 +123,7 @@ def test_studio_db_upgrade_and_status(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["db", "upgrade", "--database", database]) == 0
     assert main(["db", "status", "--database", database]) == 0
     out = capsys.readouterr().out
-    assert "none" in out and "database at revision 0005 (newest)" in out
+    assert "none" in out and "database at revision 0007 (newest)" in out
 
 
 def test_studio_db_upgrade_on_an_unreachable_server_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,7 +142,25 @@ def test_a_database_at_the_first_revision_upgrades_with_its_records(tmp_path: Pa
     assert current_revision(engine) == "0001" and "simulated_shoe" not in inspect(engine).get_table_names()
     with SqlEventStore(url) as store:  # opening the store brings the database to the newest revision
         store.append("T1", [NewRecord(T0, "dealer:ann", "DealerChanged", {"dealer": "ann"})], 0)
-    assert current_revision(engine) == "0005" and {"simulated_shoe", "checkpoint"} <= set(
+    assert current_revision(engine) == "0007" and {"simulated_shoe", "checkpoint"} <= set(
         inspect(engine).get_table_names()
     )
+    engine.dispose()
+
+
+def test_wallets_and_ledgers_made_before_credit_points_upgrade_with_none(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'points.db'}"
+    engine = engine_for(url)
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0005")
+        connection.exec_driver_sql("INSERT INTO wallet (player_id, game_server, balance) VALUES ('p1', 'gs', 700)")
+        connection.exec_driver_sql("INSERT INTO ledger_entry (player_id, kind, amount, at) VALUES "
+                                   "('p1', 'deposit', 700, '2026-11-29T12:00:00+00:00')")  # fmt: skip
+    wallets_store = WalletStore(url, ManualClock(T0))  # opening the store brings the database to the newest revision
+    assert current_revision(engine) == "0007"
+    assert wallets_store.balance("p1") == 700 and wallets_store.points("p1") == 0 == wallets_store.points_sum("p1")
+    assert wallets_store.banker("T1") is None and wallets_store.events("p1") == []
+    wallets_store.close()
     engine.dispose()

@@ -84,7 +84,8 @@ def wallet(player_id: str, request: Request, who: Principal = Depends(game_serve
     _own(request, who, player_id)
     wallets = studio_of(request).wallets
     try:
-        return {"player_id": player_id, "balance": wallets.balance(player_id), "entries": wallets.entries(player_id)}
+        return {"player_id": player_id, "balance": wallets.balance(player_id), "points": wallets.points(player_id),
+                "entries": wallets.entries(player_id)}  # fmt: skip
     except WalletError as error:
         raise HTTPException(404, str(error)) from None
 
@@ -128,8 +129,30 @@ async def settlement_stream(websocket: WebSocket) -> None:
 
 @router.get("/api/players/{player_id}/bets")
 def history(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
+    """The player's bets, oldest first, and `last_round`: the last round they played (as a player or as the banker)
+    that is settled, with its result from the table's log and what it did to the player, for a game server to show
+    after a reconnect (seed 001: "voir le résultat du dernier tour"); null if none. `events`: what happened to the
+    player or their bank outside a bet (bank taken, left, timed out, released; disconnects)."""
     _own(request, who, player_id)
-    return {"player_id": player_id, "bets": studio_of(request).wallets.bet_rows(player_id)}
+    studio = studio_of(request)
+    return {"player_id": player_id, "bets": studio.wallets.bet_rows(player_id),
+            "last_round": _last_round(studio, player_id), "events": studio.wallets.events(player_id)}  # fmt: skip
+
+
+def _last_round(studio: Studio, player_id: str) -> dict[str, Any] | None:
+    last = studio.wallets.last_round(player_id)
+    if last is None:
+        return None
+    game_id = last["game_id"]
+    tables = [last["table_id"]] if last["table_id"] in studio.tables else list(studio.tables)
+    summary = next((found for t in tables if (found := studio.round_index(t).find(game_id)) is not None), None)
+    result = None
+    if summary is not None:
+        last["table_id"] = summary["table"]
+        keys = ("round", "player", "banker", "player_total", "banker_total", "winner", "natural", "player_pair",
+                "banker_pair", "void_reason", "closed_at")  # fmt: skip
+        result = {key: summary.get(key) for key in keys}
+    return {**last, "result": result}
 
 
 def _for_player(request: Request, table_id: str, who: Principal, player_id: str) -> TableRuntime:
@@ -206,27 +229,38 @@ def _bank_table(request: Request, table_id: str) -> TableRuntime:
 
 @router.get("/api/tables/{table_id}/banker")
 def banker(table_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
+    """Who holds the bank (null: the house banks the table), what taking it needs, and the round's approval: the
+    deadline by which its banker must approve it, and who approved it."""
     runtime = _bank_table(request, table_id)
+    wallets = studio_of(request).wallets
+    state = runtime.service.state
+    deadline = runtime.betting.approval_deadline(state)
+    current = None
+    if state.round is not None:
+        current = {"game_id": state.round.game_id, "approved_by": wallets.approver(state.round.game_id),
+                   "approval_deadline": None if deadline is None else deadline.isoformat()}  # fmt: skip
     return {
-        "banker": studio_of(request).wallets.banker(table_id),
+        "banker": wallets.banker(table_id),
         "required_balance": required_bank(runtime.config.limits),
+        "required_points": runtime.config.bank_min_points,
+        "approval_seconds": runtime.config.approval_seconds,
+        "round": current,
     }
 
 
 @router.post("/api/tables/{table_id}/banker")
 async def take_bank(table_id: str, body: TakeBank, request: Request,
                     who: Principal = Depends(game_server)) -> dict[str, Any]:  # fmt: skip
-    """A player takes the bank, between rounds, with a balance of at least 9 × the table maximum plus 1.5%."""
+    """A player takes the bank, between rounds, with a balance of at least 9 × the table maximum plus 1.5% and the
+    table's minimum of credit points (`bank_min_points`, 50)."""
     runtime = _bank_table(request, table_id)
     _own(request, who, body.player_id)
-    if runtime.service.state.phase in (Phase.BETTING_OPEN, Phase.DEALING):
-        raise HTTPException(409, "the bank changes hands only between rounds")
-    required = required_bank(runtime.config.limits)
     try:
-        studio_of(request).wallets.take_bank(table_id, body.player_id, who.name, body.auto_approve, required)
+        required = runtime.betting.take_bank(runtime.service.state, who.name, body.player_id, body.auto_approve)
     except WalletError as error:
         raise HTTPException(409, str(error)) from None
-    return {"banker": body.player_id, "auto_approve": body.auto_approve, "required_balance": required}
+    return {"banker": body.player_id, "auto_approve": body.auto_approve, "required_balance": required,
+            "required_points": runtime.config.bank_min_points}  # fmt: skip
 
 
 @router.post("/api/tables/{table_id}/banker/leave")
@@ -237,7 +271,7 @@ async def leave_bank(table_id: str, body: PlayerAction, request: Request,
     if runtime.service.state.phase in (Phase.BETTING_OPEN, Phase.DEALING):
         raise HTTPException(409, "the bank changes hands only between rounds")
     try:
-        studio_of(request).wallets.leave_bank(table_id, body.player_id)
+        studio_of(request).wallets.leave_bank(table_id, body.player_id, who.name)
     except WalletError as error:
         raise HTTPException(409, str(error)) from None
     return {"status": f"{body.player_id} left the bank"}
@@ -253,6 +287,36 @@ async def approve_round(table_id: str, body: PlayerAction, request: Request,
     except BetRejected as error:
         raise HTTPException(409, str(error)) from None
     return {"approved": game_id}
+
+
+@router.post("/api/players/{player_id}/disconnect")
+async def disconnect(player_id: str, request: Request, who: Principal = Depends(game_server)) -> dict[str, Any]:
+    """The game server reports that the player disconnected (seed 001). At every table: their bets on a round still
+    taking bets are refunded to their balance; after "no more bets" the round plays out. A banker who approved the round
+    under way keeps the bank until that round is settled, then it goes back to the house; a banker who had not approved
+    it loses the bank now. Each table's part is done on its writer, one after the other with its commands."""
+    _own(request, who, player_id)
+    studio = studio_of(request)
+    try:
+        studio.wallets.owner(player_id)
+    except WalletError as error:
+        raise HTTPException(404, str(error)) from None
+    loop = asyncio.get_running_loop()
+    tables = []
+    for runtime in studio.tables.values():
+
+        def at_table(runtime: TableRuntime = runtime) -> dict[str, Any] | None:
+            return runtime.betting.disconnect(runtime.service.state, player_id, who.name)
+
+        done = await loop.run_in_executor(runtime.writer, at_table)
+        if done is not None:
+            tables.append({**done, "refunded": _bets(done["refunded"])["bets"],
+                           "plays_out": _bets(done["plays_out"])["bets"]})  # fmt: skip
+            runtime.version += 1
+            await studio.notify(runtime.table_id)
+    if not tables:
+        studio.wallets.record_disconnect(player_id, None, None, "disconnected: no bet or bank in play", who.name)
+    return {"player_id": player_id, "balance": studio.wallets.balance(player_id), "tables": tables}
 
 
 # A player's PIN and own maximum stake (seed 004). The PIN is sent as a string of 4 to 12 digits, kept only as its

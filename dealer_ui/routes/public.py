@@ -17,6 +17,7 @@ from studio.domain.feed import UNDER_INVESTIGATION, compact_roads
 from studio.domain.procedure import TableState, is_last_hand
 from studio.domain.roles import Role
 from studio.domain.rules import hand_total
+from studio.domain.seats import seats_view
 from studio.users import Principal
 
 router = APIRouter(tags=["results feed"])
@@ -25,8 +26,9 @@ READERS = (Role.GAME_SERVER, Role.DEALER, Role.PIT_BOSS, Role.SURVEILLANCE)
 
 @router.get("/api/tables/{table_id}/public")
 def public_table(table_id: str, request: Request, _: Principal = Depends(require(*READERS))) -> dict[str, Any]:
-    """The table as players may see it: phase, round and its cards, betting timer, shoe, dealer (display name), last
-    result and roads. `seq` is the feed seq it is as of: follow the feed with `after=seq` to miss nothing."""
+    """The table as players may see it: phase, round and its cards, betting timer, shoe, dealer (display name), seats
+    (number, nickname, status), last result and roads. `seq` is the feed seq it is as of: follow the feed with
+    `after=seq` to miss nothing."""
     runtime = runtime_of(request, table_id)
     studio = studio_of(request)
     seq, state = runtime.service.public
@@ -58,5 +60,6 @@ def public_view(runtime: TableRuntime, seq: int, state: TableState, now: datetim
             "cards_drawn": state.cards_drawn, "last_hand_round": state.last_round,
         },
         "dealer": runtime.dealer_name,
+        "seats": seats_view(state),  # number, nickname, status; null for a table without seats (never player ids)
         "last_result": None if state.last_result is None else result_view(state.last_result),
     }  # fmt: skip

@@ -14,6 +14,7 @@ from fastapi.responses import Response
 
 from dealer_ui import evidence
 from dealer_ui.auth import require
+from dealer_ui.routes.access import exported
 from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.routes.problems import BAD_INPUT
 from dealer_ui.runtime import Studio
@@ -58,11 +59,12 @@ def _public(summary: dict[str, Any]) -> dict[str, Any]:
 def search_rounds(
     request: Request,
     *,
+    game: str | None = Query(None, max_length=64, description="the start of a game number (a prefix is enough)"),
     table: str | None = Query(None, max_length=64),
     shoe: int | None = Query(None, ge=1),
     dealer: str | None = Query(None, max_length=64),
     since: str | None = Query(None, max_length=40, description="ISO-8601, UTC if no zone"),
-    until: str | None = Query(None, max_length=40),
+    until: str | None = Query(None, max_length=40, description="ISO-8601, UTC if no zone"),
     status: Literal["completed", "voided", "in_play", "corrected", "error"] | None = None,
     limit: int = Query(100, ge=1, le=1000),
     _: Principal = Depends(watcher),
@@ -71,7 +73,7 @@ def search_rounds(
     tables = [table] if table else list(studio.tables)
     found: list[dict[str, Any]] = []
     for name in tables:
-        found += _index(request, name).search(shoe, dealer, _time(since, "since"), _time(until, "until"), status)
+        found += _index(request, name).search(shoe, dealer, _time(since, "since"), _time(until, "until"), status, game)
     found.sort(key=lambda summary: summary["opened_at"], reverse=True)
     return {"rounds": [_public(summary) for summary in found[:limit]]}
 
@@ -131,20 +133,23 @@ def _export(records: list[Record], name: str, file_format: str) -> Response:
 
 @router.get("/rounds/{game_id}/export", response_class=Response, responses=EXPORT)
 def export_round(
-    game_id: str, request: Request, format: Literal["json", "csv"] = "json", _: Principal = Depends(watcher)
+    game_id: str, request: Request, format: Literal["json", "csv"] = "json", who: Principal = Depends(watcher)
 ) -> Response:
     studio = studio_of(request)
     table, summary = _locate(studio, game_id)
-    return _export(round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id), game_id, format)
+    records = round_records(studio.store.read(table, after=summary["first_seq"] - 1), game_id)
+    exported(request, who, "round", game_id, table, format, len(records))  # on the access log before it is sent
+    return _export(records, game_id, format)
 
 
 @router.get("/tables/{table}/shoes/{shoe}/export", response_class=Response, responses=EXPORT)
 def export_shoe(
-    table: str, shoe: int, request: Request, format: Literal["json", "csv"] = "json", _: Principal = Depends(watcher)
+    table: str, shoe: int, request: Request, format: Literal["json", "csv"] = "json", who: Principal = Depends(watcher)
 ) -> Response:
     runtime_of(request, table)  # 404 for an unknown table
     studio = studio_of(request)
     records = shoe_records(studio.store.read(table), shoe)
     if not records:
         raise HTTPException(404, f"no shoe {shoe} at table {table}")
+    exported(request, who, "shoe", str(shoe), table, format, len(records))  # on the access log before it is sent
     return _export(records, f"{table}-shoe-{shoe}", format)

@@ -16,7 +16,9 @@ from dealer_ui.runtime import Studio, TableRuntime
 from dealer_ui.views import console_view
 from studio.domain import commands as c
 from studio.domain.cards import Card
+from studio.domain.console import card_due
 from studio.domain.errors import InvalidCardCode, ProcedureError
+from studio.domain.refusals import sentence
 from studio.domain.roles import Role
 from studio.users import Principal
 
@@ -24,6 +26,13 @@ router = APIRouter(tags=["tables"])
 STAFF = (Role.DEALER, Role.PIT_BOSS, Role.SURVEILLANCE)
 dealer = require(Role.DEALER, Role.PIT_BOSS)  # a pit boss may stand in for the dealer; never the reverse
 pit_boss = require(Role.PIT_BOSS)
+
+
+def refusal(error: ProcedureError) -> dict[str, Any]:
+    """A 409's detail: the machine fields for API clients (the phase, the command's name, the reason, the commands the
+    phase takes) and `message`, the refusal as a sentence a person would say (`studio.domain.refusals`)."""
+    return {"phase": error.phase, "command": error.command, "reason": error.reason, "expected": list(error.expected),
+            "message": sentence(error)}  # fmt: skip
 
 
 def view(request: Request, runtime: TableRuntime) -> dict[str, Any]:
@@ -35,9 +44,7 @@ async def apply(request: Request, table_id: str, command: c.Command) -> dict[str
     try:
         logged = await studio_of(request).submit(table_id, command)
     except ProcedureError as error:
-        detail = {"phase": error.phase, "command": error.command, "reason": error.reason,
-                  "expected": list(error.expected), "message": str(error)}  # fmt: skip
-        raise HTTPException(409, detail) from None
+        raise HTTPException(409, refusal(error)) from None
     return {"logged": [{"seq": e.record.seq, "kind": e.record.kind} for e in logged], "table": view(request, runtime)}
 
 
@@ -164,7 +171,12 @@ async def key_in_card(
 
 @router.post("/api/tables/{table_id}/simulator/draw")
 async def draw_from_simulated_shoe(table_id: str, request: Request, _: Principal = Depends(dealer)) -> dict[str, str]:
-    runtime_of(request, table_id)
+    """The simulated shoe slides out a card, only when one is due: a card when none is due would suspend the table
+    (a real shoe's card is never refused; this one is simply not drawn)."""
+    runtime = runtime_of(request, table_id)
+    if runtime.simulator is not None and not card_due(runtime.service.state):
+        phase = runtime.service.state.phase.value.replace("_", " ")
+        raise HTTPException(409, f"no card is due now (the table is {phase}): the simulated shoe keeps its cards")
     if not studio_of(request).draw_simulated(table_id):
         raise HTTPException(409, "this table reads a real shoe: draw the card from it")
     return {"status": "card drawn from the simulated shoe"}

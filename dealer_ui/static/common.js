@@ -12,7 +12,7 @@ export class ApiError extends Error {
 }
 
 // The message a person reads for any error body the server sends: {detail: "..."}, the 409 shape
-// {detail: {phase, command, reason, expected, message}}, or a validation list [{loc, msg}].
+// {detail: {phase, command, reason, expected, message}} (`message` is the sentence), or a validation list [{loc, msg}].
 export function errorMessage(status, body) {
   const detail = body && typeof body === "object" ? body.detail : body;
   if (typeof detail === "string" && detail) return detail;
@@ -21,12 +21,12 @@ export function errorMessage(status, body) {
       .join("; ");
   }
   if (detail && typeof detail === "object") {
+    if (detail.message) return detail.message; // the refusal as a sentence (studio/domain/refusals.py)
     if (detail.reason) {
       const expected = Array.isArray(detail.expected) && detail.expected.length
         ? ` (allowed now: ${detail.expected.join(", ")})` : "";
       return `${detail.command || "action"} refused in phase ${detail.phase || "?"}: ${detail.reason}${expected}`;
     }
-    if (detail.message) return detail.message;
   }
   return `request failed (HTTP ${status})`;
 }
@@ -121,8 +121,23 @@ export function goSignIn() {
   location.href = `/static/index.html?next=${encodeURIComponent(next)}`;
 }
 
+// While the studio cannot read its accounts (a database outage: 503) the person stays signed in: the page says so
+// and asks again every few seconds, instead of sending them to a sign-in page that cannot sign anyone in.
+export const OUTAGE_RETRY_MS = 5000;
+
 export async function requireSignIn(roles) {
-  const me = await whoAmI();
+  let me;
+  for (let waited = false; ; waited = true) {
+    try {
+      me = await whoAmI();
+      if (waited) hideBanner();
+      break;
+    } catch (error) {
+      if (error.status !== 503) throw error;
+      showBanner(`${error.message} — you are still signed in; trying again every ${OUTAGE_RETRY_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, OUTAGE_RETRY_MS));
+    }
+  }
   if (me === null) {
     goSignIn();
     return null;

@@ -3,10 +3,15 @@
 // The dealer's actions are here too, so a pit boss can open and close a table.
 //
 // Each table's card is built once and then updated in place, so the live feed never wipes what the pit boss types.
+// The decision forms exist only while the table is suspended (and are emptied when it resumes); a table that suspends
+// rings (a short beep made with the Web Audio API, once sound is switched on: browsers allow sound only after a
+// click) and shows in the page's title; each suspended table says how long it has been waiting. Each table shows
+// its live shoe figures (shoe_figures.js), and a bet that favours the players beyond the threshold is an alert here.
 import {
-  api, byTestId, cardElement, el, goSignIn, hideBanner, phaseName, renderWho, requireSignIn, setText, showBanner,
-  watchTable,
+  api, byTestId, cardElement, el, formatTime, goSignIn, hideBanner, phaseName, renderWho, requireSignIn, setText,
+  showBanner, watchTable,
 } from "/static/common.js";
+import { figuresPanel } from "/static/shoe_figures.js";
 
 const cards = new Map(); // table id → {root, parts, view, connection}
 
@@ -40,6 +45,67 @@ function evidenceFigure(entry, evidence) {
   });
   entry.evidence = { url: evidence.url, node };
   return node;
+}
+
+// Sound: one AudioContext, made and resumed on a click (the page's "sound" button, or any click), since browsers
+// start it muted until the person interacts. A beep is two short tones; the count is kept for the tests.
+let audio = null;
+
+function enableSound() {
+  if (!audio) audio = new AudioContext();
+  if (audio.state === "suspended") audio.resume();
+  return audio;
+}
+
+function beep() {
+  document.body.dataset.alerts = String(Number(document.body.dataset.alerts || 0) + 1);
+  if (!audio || document.body.dataset.sound !== "on") return;
+  const start = audio.currentTime + 0.01;
+  for (const [offset, frequency] of [[0, 880], [0.22, 660]]) {
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.type = "sine";
+    tone.frequency.value = frequency;
+    gain.gain.setValueAtTime(0.0001, start + offset);
+    gain.gain.exponentialRampToValueAtTime(0.3, start + offset + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, start + offset + 0.18);
+    tone.connect(gain).connect(audio.destination);
+    tone.start(start + offset);
+    tone.stop(start + offset + 0.2);
+  }
+  document.body.dataset.beeps = String(Number(document.body.dataset.beeps || 0) + 1);
+}
+
+function soundButton() {
+  const button = byTestId("sound-toggle");
+  const show = () => {
+    const on = document.body.dataset.sound === "on";
+    setText(button, on ? "Sound on" : "Sound off: click to hear alerts");
+    button.classList.toggle("primary", !on);
+  };
+  button.addEventListener("click", () => {
+    const on = document.body.dataset.sound !== "on";
+    document.body.dataset.sound = on ? "on" : "off";
+    localStorage.setItem("pitboss-sound", document.body.dataset.sound);
+    if (on) {
+      enableSound();
+      beep(); // so the pit boss hears what an alert sounds like
+    }
+    show();
+  });
+  // Sound stays on across visits; the browser still needs one click on the page before it plays.
+  document.body.dataset.sound = localStorage.getItem("pitboss-sound") === "on" ? "on" : "off";
+  if (document.body.dataset.sound === "on") document.addEventListener("click", enableSound, { once: true });
+  show();
+}
+
+// "2 min 05 s": how long a table has been waiting for a pit boss.
+function waitingText(seconds) {
+  const whole = Math.max(0, Math.floor(seconds));
+  if (whole < 60) return `${whole} s`;
+  const minutes = Math.floor(whole / 60);
+  if (minutes < 60) return `${minutes} min ${String(whole % 60).padStart(2, "0")} s`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
 }
 
 function post(table, path, body) {
@@ -114,6 +180,7 @@ function build(table) {
   parts.title = el("span", {}, `Table ${table}`);
   parts.phase = el("span", { class: "phase-tag", testid: "phase" });
   parts.connection = el("span", { class: "connection", testid: "connection", dataset: { state: "connecting" } }, "connecting…");
+  parts.waiting = el("span", { class: "waiting", testid: "waiting", hidden: true });
   parts.context = el("div", { testid: "context" });
   parts.suspension = el("div", { testid: "suspension" });
 
@@ -206,11 +273,14 @@ function build(table) {
   });
   parts.dealerActions.append(parts.orderShuffle, parts.approveInspection, parts.replaceDeck);
 
+  parts.figures = figuresPanel(table, (figures) => figuresAlert(table, figures));
   const root = el("article", { class: "panel table-card", testid: "table-card", dataset: { table } },
-    el("h3", {}, parts.title, parts.phase, parts.connection),
-    parts.context, parts.suspension, parts.decision,
-    el("h4", { class: "muted" }, "Table actions"), parts.dealerActions);
-  const entry = { root, parts, view: null, positionsKey: "" };
+    el("h3", {}, parts.title, parts.phase, parts.waiting, parts.connection),
+    el("div", { class: "card-body" },
+      el("div", { class: "card-main" }, parts.context, parts.suspension, parts.decision,
+        el("h4", { class: "muted" }, "Table actions"), parts.dealerActions),
+      parts.figures.root));
+  const entry = { root, parts, view: null, positionsKey: "", figuresAlerting: "" };
   return entry;
 }
 
@@ -236,10 +306,33 @@ function updatePositions(entry, view) {
   if ([...select.options].some((option) => option.value === previous)) select.value = previous;
 }
 
+// A bet newly beyond the threshold: the banner says so and the alert sounds (the figures panel shows every detail).
+function figuresAlert(table, figures) {
+  const entry = cards.get(table);
+  const alerting = (figures.alerting || []).join(" ");
+  if (!entry || alerting === entry.figuresAlerting) return;
+  const fresh = (figures.alerting || []).filter((bet) => !entry.figuresAlerting.split(" ").includes(bet));
+  entry.figuresAlerting = alerting;
+  entry.root.classList.toggle("edge-alerting", Boolean(alerting));
+  if (fresh.length) {
+    const names = fresh.map((bet) => bet.replaceAll("_", " ")).join(", ");
+    showBanner(`${table}: the players' edge on ${names} is beyond the alert threshold of ` +
+      `${figures.edge_alert_threshold}%, with ${figures.cards_remaining} cards left in shoe ${figures.shoe}`);
+    beep();
+  }
+}
+
+// Leaving a suspension: the decision forms are emptied, so nothing typed for one error is sent for another.
+function clearDecision(parts) {
+  for (const input of [parts.code, parts.correctReason, parts.continueReason, parts.voidReason]) input.value = "";
+  parts.position.replaceChildren();
+}
+
 function update(view) {
   const entry = cards.get(view.table);
   if (!entry) return;
   if (entry.view && view.seq < entry.view.seq) return;
+  const wasSuspended = entry.view ? entry.view.phase === "suspended" : null;
   entry.view = view;
   const { root, parts } = entry;
   const suspended = view.phase === "suspended";
@@ -264,6 +357,12 @@ function update(view) {
     ["Sources", sources, "sources"],
   ]));
 
+  const waiting = suspended && view.suspension.waiting_seconds !== null && view.suspension.waiting_seconds !== undefined
+    ? waitingText(view.suspension.waiting_seconds) : "";
+  parts.waiting.hidden = !waiting;
+  const since = suspended && view.suspension.since ? formatTime(view.suspension.since).slice(11).replace(/\.\d+/, "") : "";
+  setText(parts.waiting, waiting ? `waiting ${waiting}${since ? ` · since ${since}` : ""}` : "");
+  parts.waiting.title = suspended && view.suspension.since ? `suspended at ${formatTime(view.suspension.since)}` : "";
   if (suspended) {
     const suspension = view.suspension;
     parts.suspension.replaceChildren(
@@ -277,9 +376,15 @@ function update(view) {
     updatePositions(entry, view);
   } else {
     parts.suspension.replaceChildren();
+    if (entry.positionsKey || wasSuspended) clearDecision(parts);
     entry.positionsKey = "";
   }
   parts.decision.hidden = !suspended;
+  if (suspended && wasSuspended === false) beep(); // the table has just suspended
+  if (!entry.figuresSeq || entry.figuresSeq !== view.seq) {
+    entry.figuresSeq = view.seq;
+    parts.figures.follow(view);
+  }
   parts.orderShuffle.hidden = view.phase !== "ready";
   parts.approveInspection.hidden = parts.replaceDeck.hidden = !view.inspection;
 
@@ -287,8 +392,11 @@ function update(view) {
   if (root.parentElement !== home) home.append(root);
   const count = [...cards.values()].filter((item) => item.view && item.view.phase === "suspended").length;
   byTestId("no-suspended").hidden = count > 0;
-  setText(byTestId("suspended-count"), count ? `${count} table${count > 1 ? "s" : ""} suspended` : "");
-  document.title = count ? `(${count}) Pit boss` : "Pit boss";
+  const names = [...cards.values()].filter((item) => item.view && item.view.phase === "suspended")
+    .map((item) => item.view.table);
+  setText(byTestId("suspended-count"), count ? `${count} table${count > 1 ? "s" : ""} suspended: ${names.join(", ")}` : "");
+  document.title = count ? `⚠ (${count}) SUSPENDED ${names.join(", ")} — Pit boss` : "Pit boss";
+  document.body.classList.toggle("alerting", count > 0);
 }
 
 function status(table, state, detail, code) {
@@ -310,6 +418,7 @@ async function start() {
   const me = await requireSignIn(["pit_boss"]);
   if (!me) return;
   renderWho(me);
+  soundButton();
   const tables = await api("GET", "/api/tables");
   for (const view of tables) {
     const entry = build(view.table);

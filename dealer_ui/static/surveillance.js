@@ -1,8 +1,11 @@
-// Surveillance (read-only): search rounds, a round's timeline with every event, who did it and the raw device data
-// (with each camera read's crop and whether its hash matches the log), corrections beside the reads they correct, the hash-chain verdict of each table, exports, the last 10 rounds.
+// Surveillance (read-only): search rounds (by game number, a prefix is enough), a round's timeline with every event
+// named in words, who did it and the raw device data (with each camera read's crop and whether its hash matches the
+// log), corrections beside the reads they correct, the hash-chain verdict of each table, exports, the last 10
+// rounds, and each table's live shoe figures. Every time shown or typed is UTC.
 import {
-  api, byTestId, cardElement, el, formatTime, goSignIn, renderWho, requireSignIn, setText, showBanner,
+  api, byTestId, cardElement, el, formatTime, goSignIn, hideBanner, renderWho, requireSignIn, setText, showBanner, watchTable,
 } from "/static/common.js";
+import { figuresPanel } from "/static/shoe_figures.js";
 
 const BASE = "/api/surveillance";
 let selected = null; // the game id shown
@@ -34,7 +37,7 @@ function roundRow(summary) {
   el("td", {}, summary.shoe),
   el("td", {}, summary.dealer || "—"),
   statusCell(summary),
-  el("td", {}, resultText(summary)));
+  el("td", { class: summary.status === "voided" ? "" : "result" }, resultText(summary)));
   const open = () => showRound(summary.game_id);
   row.addEventListener("click", open);
   row.addEventListener("keydown", (event) => {
@@ -43,10 +46,32 @@ function roundRow(summary) {
   return row;
 }
 
-function isoOf(local) {
-  if (!local) return "";
-  const at = new Date(local);
-  return Number.isNaN(at.getTime()) ? "" : at.toISOString();
+// A time typed in the search form: UTC, "YYYY-MM-DD", "YYYY-MM-DD HH:MM" or with seconds. Sent without a zone, which
+// the server reads as UTC; null when it is not such a time (the form says so).
+const UTC_INPUT = /^(\d{4}-\d\d-\d\d)(?:[ T](\d\d:\d\d(?::\d\d)?))?$/;
+
+function utcOf(text, endOfDay) {
+  const found = UTC_INPUT.exec(text.trim());
+  if (!found) return null;
+  return `${found[1]}T${found[2] || (endOfDay ? "23:59:59" : "00:00:00")}`;
+}
+
+// Event kinds in words, as surveillance says them; the kind itself stays in the row's data-kind.
+const EVENT_NAMES = {
+  ShuffleConfirmed: "shuffle confirmed", CutCardPlaced: "cut card placed", BurnRequired: "burn required",
+  CardBurned: "card burned", BurnCompleted: "burn completed", BettingOpened: "betting opened",
+  BettingClosed: "no more bets", BettingReopened: "betting reopened", CardDealt: "card dealt",
+  CutCardAppeared: "cut card appeared", RoundCompleted: "round completed", DealerChanged: "dealer changed",
+  TableSuspended: "table suspended", CardReadWhileSuspended: "card read while suspended",
+  CardCorrected: "card corrected", PlayContinued: "play continued", TableResumed: "table resumed",
+  RoundVoided: "round voided", ShoeEnded: "shoe ended", ShuffleOrdered: "shuffle ordered",
+  DecksInspected: "decks inspected", DeckReplaced: "deck replaced", TableClosed: "table closed",
+  TableOpened: "table opened", LogOutage: "log outage", SeatTaken: "seat taken", SeatChanged: "seat changed",
+  SeatLeft: "seat left", RoundPassed: "round passed", PlayerSatOut: "player sat out",
+};
+
+export function eventName(kind) {
+  return EVENT_NAMES[kind] || kind.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
 }
 
 async function search(event) {
@@ -55,11 +80,21 @@ async function search(event) {
   const add = (name, value) => {
     if (value !== "" && value !== null && value !== undefined) query.set(name, value);
   };
+  add("game", byTestId("search-game").value.trim());
   add("table", byTestId("search-table").value);
   add("shoe", byTestId("search-shoe").value);
   add("dealer", byTestId("search-dealer").value.trim());
-  add("since", isoOf(byTestId("search-since").value));
-  add("until", isoOf(byTestId("search-until").value));
+  for (const [name, end] of [["since", false], ["until", true]]) {
+    const input = byTestId(`search-${name}`);
+    if (!input.value.trim()) continue;
+    const at = utcOf(input.value, end);
+    if (at === null) {
+      showBanner(`${name === "since" ? "From" : "To"}: "${input.value}" is not a UTC time like 2024-05-01 13:00`);
+      input.focus();
+      return;
+    }
+    add(name, at);
+  }
   add("status", byTestId("search-status").value);
   add("limit", byTestId("search-limit").value);
   const body = byTestId("results-body");
@@ -68,11 +103,17 @@ async function search(event) {
     const rows = answer.rounds.map(roundRow);
     body.replaceChildren(...(rows.length ? rows : [el("tr", {}, el("td", { colspan: 6, class: "muted" }, "No round matches."))]));
     setText(byTestId("results-count"), `(${answer.rounds.length})`);
+    hideBanner();
     byTestId("results").dataset.loaded = "true";
   } catch (error) {
     if (error.status === 401) goSignIn();
     else showBanner(error.message);
   }
+}
+
+// A game number or a time is one word: never broken at its hyphens.
+function nowrap(text) {
+  return el("span", { class: "nowrap" }, text);
 }
 
 // Event details in words; the whole data is kept in the row's title for anything not shown.
@@ -90,7 +131,8 @@ function details(record, corrections) {
   };
   switch (record.kind) {
     case "BettingOpened":
-      return el("span", {}, `round ${data.round} · ${data.game_id} · betting closes ${formatTime(data.closes_at)}`);
+      return el("span", {}, `round ${data.round} · `, nowrap(data.game_id), " · betting closes ",
+        nowrap(formatTime(data.closes_at)));
     case "BettingClosed":
       return el("span", {}, `round ${data.round} · no more bets${data.early ? " (early)" : ""}`);
     case "CardDealt":
@@ -188,15 +230,16 @@ async function showRound(gameId) {
       dataset: { kind: record.kind, seq: record.seq, actor: record.actor }, title: JSON.stringify(record.data),
     },
     el("td", {}, record.seq),
-    el("td", { class: "mono" }, formatTime(record.at).replace(" UTC", "")),
-    el("td", { testid: "event-actor" }, record.actor),
-    el("td", { testid: "event-kind" }, record.kind),
-    el("td", { testid: "event-details" }, details(record, corrections)),
-    el("td", { class: "mono raw", testid: "event-raw" }, record.raw === null || record.raw === undefined ? "" : record.raw,
-      evidenceCell(record.evidence)));
+    el("td", { class: "mono time" }, formatTime(record.at).replace(" UTC", "")),
+    el("td", { class: "actor", testid: "event-actor" }, record.actor),
+    el("td", { class: "event-kind", testid: "event-kind" }, eventName(record.kind)),
+    el("td", { testid: "event-details" }, details(record, corrections), evidenceCell(record.evidence)),
+    el("td", { class: "mono raw", testid: "event-raw" }, record.raw === null || record.raw === undefined ? "" : record.raw));
   });
   byTestId("timeline-body").replaceChildren(...rows);
   byTestId("timeline").hidden = false;
+  // Where the round sits under the search (narrower screens), bring it into view.
+  if (detail.getBoundingClientRect().top > innerHeight * 0.6) detail.scrollIntoView({ block: "start" });
 }
 
 async function verify(table, target) {
@@ -243,15 +286,37 @@ function tablePanel(table) {
   return panel;
 }
 
+// The live shoe figures of one table at a time (a choice when the studio has several), following the table's view.
+function showFigures(tables) {
+  const choice = byTestId("figures-table");
+  const holder = byTestId("figures-holder");
+  let watching = null;
+  const follow = (table) => {
+    if (watching) watching.stop();
+    const panel = figuresPanel(table);
+    holder.replaceChildren(panel.root);
+    watching = watchTable(table, (view) => panel.follow(view), () => {});
+  };
+  choice.replaceChildren(...tables.map((table) => el("option", { value: table }, table)));
+  choice.hidden = tables.length < 2;
+  choice.addEventListener("change", () => follow(choice.value));
+  if (tables.length) follow(tables[0]);
+}
+
 async function start() {
   const me = await requireSignIn(["surveillance", "pit_boss"]);
   if (!me) return;
   renderWho(me);
   byTestId("search-form").addEventListener("submit", search);
+  const clock = byTestId("utc-clock");
+  const tick = () => setText(clock, formatTime(new Date().toISOString()).replace(/\.\d+/, ""));
+  tick();
+  setInterval(tick, 1000);
   const tables = (await api("GET", "/api/tables")).map((view) => view.table);
   const select = byTestId("search-table");
   for (const table of tables) select.append(el("option", { value: table }, table));
   byTestId("tables-panel").replaceChildren(...tables.map(tablePanel));
+  showFigures(tables);
   const game = new URLSearchParams(location.search).get("game");
   if (game) showRound(game);
 }

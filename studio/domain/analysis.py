@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from studio.domain.cards import Card
 from studio.domain.odds import DealClass, PairClass, deal_distribution, pair_distribution
@@ -100,3 +101,33 @@ def analyse(shoe: Counter[Card], pay_table: PayTable) -> ShoeAnalysis:
         tie=Fraction(by_winner[Winner.TIE], deals.denominator),
         bets=bets,
     )
+
+
+def as_json(decks: int, analysis: ShoeAnalysis, pay_table: str) -> dict[str, Any]:
+    """The analysis as `studio odds --json` prints it (DESIGN.md §6), and the live shoe figures serve it: floats for
+    reading, the exact fractions beside them."""
+    return {
+        "decks": decks,
+        "cards_remaining": analysis.cards_remaining,
+        "pay_table": pay_table,
+        "probabilities": {
+            "banker": float(analysis.banker),
+            "player": float(analysis.player),
+            "tie": float(analysis.tie),
+        },
+        "exact_probabilities": {
+            "banker": str(analysis.banker),
+            "player": str(analysis.player),
+            "tie": str(analysis.tie),
+        },
+        "bets": {
+            bet.value: {
+                "rtp": float(value.rtp),
+                "house_edge": float(value.house_edge),
+                "ev": str(value.ev),
+                "win_probability": float(value.win),
+                "push_probability": float(value.push),
+            }
+            for bet, value in analysis.bets.items()
+        },
+    }

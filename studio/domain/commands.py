@@ -70,7 +70,11 @@ class OpenBetting(Command):
 
 @dataclass(frozen=True, slots=True)
 class CloseBetting(Command):
-    """'No more bets'."""
+    """'No more bets'. At a table with seats, `bettors` are the players with a bet in the round, as the ledger says
+    when betting closes (the studio fills it in); every active seated player who neither bet nor passed sits the round
+    out. None: nobody is known to have bet."""
+
+    bettors: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,3 +162,42 @@ class ReplaceDeck(Command):
 
     deck: str
     reason: str
+
+
+# Seats (seed 004): a game server seats its players, who bet only from their seat at a table with seats.
+
+
+@dataclass(frozen=True, slots=True)
+class TakeSeat(Command):
+    """A game server seats its player `player_id`, shown to the table as `nickname`, in `seat` (None: the first free
+    seat). Taken while a round is under way, the seat plays from the next round."""
+
+    player_id: str
+    nickname: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSeat(Command):
+    """A game server moves its seated player to the free seat `seat` (between rounds, or while the player has no part
+    in the round under way)."""
+
+    player_id: str
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveSeat(Command):
+    """A game server's seated player leaves the table (between rounds, or while the player has no part in the round
+    under way)."""
+
+    player_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PassRound(Command):
+    """A seated player passes the round in betting (seed 004, "Passe"). `open_bets` is how many open bets the ledger
+    holds for them in this round (the studio fills it in): a player with bets undoes them before passing."""
+
+    player_id: str
+    open_bets: int = 0

@@ -42,7 +42,8 @@ class BetRejected(StudioError, ValueError):
         self.bet_type = bet_type
         self.stake = stake
         self.reason = reason
-        super().__init__(f"{bet_type} bet of {stake} rejected: {reason}")
+        # A refusal of no stake in particular (the banker's approval, a seat, the round) is its reason alone.
+        super().__init__(f"{bet_type} bet of {stake} rejected: {reason}" if stake else reason)
 
 
 class InvalidDeal(StudioError, ValueError):

@@ -105,6 +105,16 @@ class BettingClosed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class BettingReopened(Event):
+    """Betting is open again once the pit boss let a round interrupted during betting go on and the error burn is
+    done: the players get their betting time back (`betting_seconds_after_error`), the round keeps its number."""
+
+    round: int
+    game_id: str
+    closes_at: datetime  # the round's new betting deadline
+
+
+@dataclass(frozen=True, slots=True)
 class CardDealt(Event):
     round: int
     position: int  # 1.. in dealing order
@@ -285,6 +295,56 @@ class LogOutage(Event):
     until: datetime
     refused: int
     reason: str  # the first error, in one line
+
+
+# Seats (seed 004). Each names the player by their game server's id (for the audit; the feed shows only the seat and
+# the nickname).
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken(Event):
+    seat: int
+    player_id: str
+    game_server: str  # the game server that seated the player: the only one that may move them
+    nickname: str  # what the table is shown
+    first_round: int  # the first round the player plays: the next round to open
+
+
+@dataclass(frozen=True, slots=True)
+class SeatChanged(Event):
+    from_seat: int
+    seat: int
+    player_id: str
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLeft(Event):
+    seat: int
+    player_id: str
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPassed(Event):
+    """A seated player passed the round before betting closed."""
+
+    round: int
+    game_id: str
+    seat: int
+    player_id: str
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSatOut(Event):
+    """A seated player neither bet nor passed before betting closed: they sit the round out (seed 004)."""
+
+    round: int
+    game_id: str
+    seat: int
+    player_id: str
+    nickname: str
 
 
 class SuspensionReason(enum.Enum):

@@ -1,10 +1,13 @@
 """The results feed for game servers: which logged facts are published, and in what shape.
 
 Rules held here:
-- A game server sees the round opened (game number, betting deadline), betting closed, each card as dealt, the
-  result only once final, voids and corrections; and the table itself: suspended and resumed, a shoe started and
-  ended, the last hand announced, the table closed and opened, the dealer changed. Burns, raw reads, staff names and
-  everything internal stay in the studio.
+- A game server sees the round opened (game number, betting deadline), betting reopened after an error (its new
+  deadline), betting closed, each card as dealt, the result only once final, voids and corrections; and the table
+  itself: suspended and resumed, a shoe started and ended, the last hand announced, the table closed and opened,
+  the dealer changed; and the seats (seed 004): taken, changed, left, a round passed or sat out, each by seat
+  number and nickname only, never the player's id or their game server (another operator's player ids are not a
+  game server's to see). Burns, raw reads, staff names and everything internal stay in the studio. Seat messages
+  are not chat notices: the table's seats show them.
 - Each message carries the table and the seq of its record in the table's log: numbers only grow (with gaps where
   internal facts were logged), so a client that reconnects asks for what came after the last number it saw and
   the studio serves it from the log, without loss.
@@ -25,6 +28,7 @@ from studio.domain.records import Record
 FEED_KINDS = {
     "BettingOpened": "round_opened",
     "BettingClosed": "betting_closed",
+    "BettingReopened": "betting_reopened",
     "CardDealt": "card",
     "RoundCompleted": "result",
     "RoundVoided": "void",
@@ -37,11 +41,17 @@ FEED_KINDS = {
     "TableClosed": "table_closed",
     "TableOpened": "table_opened",
     "DealerChanged": "dealer_changed",
+    "SeatTaken": "seat_taken",
+    "SeatChanged": "seat_changed",
+    "SeatLeft": "seat_left",
+    "RoundPassed": "round_passed",
+    "PlayerSatOut": "sat_out",
 }
 
 _FIELDS = {
     "round_opened": ("round", "game_id", "opened_at", "closes_at"),
     "betting_closed": ("round", "game_id"),
+    "betting_reopened": ("round", "game_id", "closes_at"),
     "card": ("round", "game_id", "position", "side", "card"),
     "result": ("round", "game_id", "player", "banker", "player_total", "banker_total", "winner", "natural",
                "player_pair", "banker_pair", "last_hand"),
@@ -53,6 +63,11 @@ _FIELDS = {
     "shoe_ended": ("shoe", "rounds", "voids"),
     "table_closed": (),
     "table_opened": (),
+    "seat_taken": ("seat", "nickname", "first_round"),
+    "seat_changed": ("from_seat", "seat", "nickname"),
+    "seat_left": ("seat", "nickname"),
+    "round_passed": ("round", "game_id", "seat", "nickname"),
+    "sat_out": ("round", "game_id", "seat", "nickname"),
 }  # fmt: skip
 
 # A suspension's reason (`SuspensionReason` values) as the category players are told, never the detail.

@@ -127,10 +127,15 @@ class RoundIndex:
         return next((summary for summary in self.rounds if summary["game_id"] == game_id), None)
 
     def search(self, shoe: int | None = None, dealer: str | None = None, since: str | None = None,
-               until: str | None = None, status: str | None = None) -> list[dict[str, Any]]:  # fmt: skip
-        """Newest first. `status` is completed, voided, in_play, corrected or error; times are ISO-8601 UTC."""
+               until: str | None = None, status: str | None = None, game: str | None = None,
+               ) -> list[dict[str, Any]]:  # fmt: skip
+        """Newest first. `status` is completed, voided, in_play, corrected or error; times are ISO-8601 UTC; `game` is
+        the start of a game number, whatever the case ("T1-20240501-12" finds every round of T1 opened that hour)."""
         found = []
+        prefix = game.strip().casefold() if game else ""
         for summary in reversed(self.rounds):
+            if prefix and not summary["game_id"].casefold().startswith(prefix):
+                continue
             if shoe is not None and summary["shoe"] != shoe:
                 continue
             if dealer and dealer.lower() not in (summary["dealer"] or "").lower():

@@ -10,6 +10,14 @@ Rules held here:
 - The bank must always cover what is bet against it: a bet is accepted only while the bank's balance covers the
   worst outcome of every bet accepted against it this round, with the house's commission (`BankCover`). A player
   holds one bank at a time and does not bet anywhere while holding it, so nothing else draws on the bank's balance.
+- Credit points (seed 001, "Points de Crédit"): a player earns one point per whole major unit (a dollar, `unit` minor
+  units) of each bet's stake when the bet is settled by a result it won or lost; the banker is deducted one point per
+  whole major unit of each bet so settled against the bank. A bet that pushed or was refunded (undone, voided, refunded
+  on a disconnect) was never in play and moves no point. So, at a player's bank, what the players earn on a round is
+  exactly what the bank is deducted. Holding the bank needs `MIN_BANK_POINTS` (50) points besides the balance.
+- The banker's approval timer (seed 001: 35 seconds as banker): a banker who has not approved a round
+  `approval_seconds` after its betting opened, or when its betting closes if that comes first, loses the bank
+  (`approval_deadline`); the table is banked by the house from then on, until a player takes the bank again.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from fractions import Fraction
 
 from studio.domain.limits import TableLimits
@@ -28,6 +37,8 @@ from studio.domain.settlement import Settlement
 
 BANK_COMMISSION = Fraction(15, 1000)
 COVER_MULTIPLE = 9
+MIN_BANK_POINTS = 50  # seed 001: "un minimum de 50 Points de Crédit"
+APPROVAL_SECONDS = 35  # seed 001: "35 secondes en tant que Croupier"
 
 
 def table_maximum(limits: TableLimits) -> int:
@@ -58,6 +69,20 @@ def bank_result(settlements: Sequence[Settlement], rounding: Rounding = Rounding
     staked = sum(settled.bet.stake for settled in in_play)
     gross = sum(settled.bet.stake - settled.returned for settled in in_play)
     return BankResult(staked, gross, round_minor(staked * BANK_COMMISSION, rounding))
+
+
+def points_for(settled: Settlement, unit: int) -> int:
+    """The credit points a settled bet earns its player (and costs a player's bank): one per whole major unit (`unit`
+    minor units) of its stake, rounded down, if a result settled it as won or lost; none for a push or a refund."""
+    if settled.verdict in (Verdict.PUSH, Verdict.REFUND):
+        return 0
+    return settled.bet.stake // unit
+
+
+def approval_deadline(opened_at: datetime, closes_at: datetime, approval_seconds: int) -> datetime:
+    """When a banker who has not approved a round loses the bank: `approval_seconds` after its betting opened, or when
+    its betting closes (no bet can be placed against the bank after that), whichever comes first."""
+    return min(opened_at + timedelta(seconds=approval_seconds), closes_at)
 
 
 # ---------------------------------------------------------------------------------------------------------------------

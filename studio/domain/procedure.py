@@ -25,6 +25,9 @@ Rules held here (seed 000 section 3, DESIGN.md §5; every number is in `Procedur
   dealer before the next round; a burned card is read and logged, never dealt.
 - A round: betting opens with a timer; "no more bets" when it ends (early only if the table allows it); then cards go
   P, B, P, B and third cards by the rules; the result is recorded when the deal is complete.
+- Betting time back (`_betting_back`; `betting_seconds_after_error`): when a round interrupted during betting goes on
+  (the pit boss continued, the error burn is done), its betting stays open for at least that many seconds more, so
+  players are not shut out by a suspension they did not cause (`BettingReopened`).
 - The last hand (`_last_round_when_cut_card_appears`, `is_last_hand`): when the cut card appears, the round in
   progress (or, between rounds, the next round) is the last hand of the shoe; with the "one more hand" option, one
   more round follows. Then no card is accepted until a new shoe is shuffled.
@@ -35,11 +38,20 @@ Rules held here (seed 000 section 3, DESIGN.md §5; every number is in `Procedur
   due, a card read twice, an unreadable card, more copies of a card than the shoe holds, a source failing mid-round,
   sources disagreeing, an error declared by the dealer. A pit boss (an `Actor` of that role), never the dealer on
   duty, corrects cards, lets play continue or voids the round; then 3 cards are burned on their approval.
+- Seats (seed 004; `seats`, 0 for a table without seats): a game server seats its players (`TakeSeat`, one seat per
+  player, a nickname no other seated player uses) in any phase; a seat taken while a round is under way (betting
+  open, dealing, or that round suspended) plays from the next round. A player who takes part in the round under way
+  (seated before it opened, and who has not passed or sat out) leaves or changes seats only once it ends; a player
+  with no part in it may at any time. Only the game server that seated a player moves them. While betting is open
+  and its timer runs, a seated player may pass the round (`PassRound`, before any bet of theirs); at "no more bets"
+  every active seated player who neither bet (`CloseBetting.bettors`, from the ledger) nor passed sits the round out
+  (`PlayerSatOut`). Who may bet at a table with seats is `studio.domain.seats.bet_refusal`.
 """
 
 from __future__ import annotations
 
 import enum
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -104,6 +116,16 @@ class Suspension(NamedTuple):
     corrections: int = 0  # cards the pit boss corrected during this suspension
 
 
+class Seat(NamedTuple):
+    number: int  # 1 to `ProcedureConfig.seats`
+    player_id: str  # the game server's id of the player
+    game_server: str  # the game server that seated them
+    nickname: str  # what the table is shown
+    first_round: int  # the first round they play
+    passed: int = 0  # the last round they passed
+    sat_out: int = 0  # the last round they sat out
+
+
 class ShoeCounts(NamedTuple):
     rounds: int = 0
     voids: int = 0
@@ -134,6 +156,7 @@ class TableState(NamedTuple):
     reopens_in: Phase | None = None  # while closed: the phase the table returns to
     start_inspected: int = 0  # the last shoe whose decks were inspected before its shuffle
     end_inspected: int = 0  # the last shoe whose decks were inspected once it had ended
+    seats: tuple[Seat, ...] = ()  # the seated players, by seat number
 
     @property
     def suspended(self) -> bool:
@@ -332,12 +355,18 @@ def _open_betting(state: TableState, command: c.Command, now: datetime) -> list[
 
 
 def _close_betting(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
-    assert state.round is not None
-    early = now < state.round.closes_at
+    assert isinstance(command, c.CloseBetting) and state.round is not None
+    current = state.round
+    early = now < current.closes_at
     if early and not state.config.allow_early_close:
-        left = (state.round.closes_at - now).total_seconds()
+        left = (current.closes_at - now).total_seconds()
         raise _refuse(state, command, f"betting is open for {left:.1f} s more; this table does not allow early close")
-    return [e.BettingClosed(state.round.number, state.round.game_id, early)]
+    closed: list[e.Event] = [e.BettingClosed(current.number, current.game_id, early)]
+    if not state.config.seats:
+        return closed
+    bettors = command.bettors or frozenset()
+    idle = [seat for seat in state.seats if _plays(seat, current.number) and seat.player_id not in bettors]
+    return closed + [e.PlayerSatOut(current.number, current.game_id, s.number, s.player_id, s.nickname) for s in idle]
 
 
 def _change_dealer(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -401,6 +430,25 @@ def _burn_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]
     return burned
 
 
+def _reopen_betting(state: TableState, now: datetime) -> list[e.Event]:
+    """Betting open again for the configured time (never less than the round had left), once play resumes in a
+    round's betting after an error; nothing where the table gives no time back."""
+    seconds = state.config.betting_seconds_after_error
+    if state.round is None or seconds <= 0:
+        return []
+    closes = max(state.round.closes_at, now + timedelta(seconds=seconds))
+    return [e.BettingReopened(state.round.number, state.round.game_id, closes)]
+
+
+def _betting_back(state: TableState, events: list[e.Event], now: datetime) -> list[e.Event]:
+    """The betting time given back when `events` (decided in `state`) end a burn that returns to a round's betting."""
+    if state.burn is None or state.burn.then is not Phase.BETTING_OPEN:
+        return []
+    if not any(isinstance(event, e.BurnCompleted) for event in events):
+        return []
+    return _reopen_betting(state, now)
+
+
 # A card read: one handler for each thing a card out of the shoe can mean --------------------------------------------
 
 
@@ -444,7 +492,8 @@ def _due_read(state: TableState, command: c.Command,
 
 
 def _burn_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
-    return _due_read(state, command, _burn_card)
+    burned = _due_read(state, command, _burn_card)
+    return burned + _betting_back(state, burned, now)
 
 
 def _deal_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -562,7 +611,10 @@ def _continue_play(state: TableState, command: c.Command, now: datetime) -> list
         return follow  # the shuffle's own burn follows; a closed table burns when it opens and shuffles
     if any(isinstance(event, e.ShoeEnded) for event in follow):
         return follow
-    return follow + _burn(state, BurnReason.ERROR, command.actor)
+    burn = _burn(state, BurnReason.ERROR, command.actor)
+    if not burn and suspension.resume is Phase.BETTING_OPEN:  # no error burn: betting goes on at once
+        return follow + _reopen_betting(resumed, now)
+    return follow + burn  # betting, if it comes next, is given back once this burn is done (`_burn_read`)
 
 
 def _void_round(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -590,6 +642,132 @@ def _close_table(state: TableState, command: c.Command, now: datetime) -> list[e
 def _open_table(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
     _check_pit_boss(state, command)
     return [e.TableOpened(str(command.actor))]
+
+
+# Seats (seed 004) -----------------------------------------------------------------------------------------------------
+
+NICKNAME_LENGTH = 32
+
+
+def _plays(seat: Seat, round_number: int) -> bool:
+    """Whether the seated player takes part in round `round_number`: seated before it opened, neither passed nor sat
+    out."""
+    return seat.first_round <= round_number and round_number not in (seat.passed, seat.sat_out)
+
+
+def seat_of(state: TableState, player_id: str) -> Seat | None:
+    return next((seat for seat in state.seats if seat.player_id == player_id), None)
+
+
+def _game_server_seat(state: TableState, command: c.Command, player_id: str) -> Seat:
+    """The player's seat, which only the game server that seated them may move."""
+    _check_game_server(state, command)
+    seat = seat_of(state, player_id)
+    if seat is None:
+        raise _refuse(state, command, f"{player_id} has no seat at this table")
+    if seat.game_server != command.actor.name:
+        raise _refuse(state, command, f"{player_id} was seated by another game server")
+    return seat
+
+
+def _check_game_server(state: TableState, command: c.Command) -> None:
+    if command.actor.kind is not Role.GAME_SERVER:
+        raise _refuse(state, command, f"players are seated by their game server, not by {command.actor}")
+
+
+def _between_rounds_for(state: TableState, command: c.Command, seat: Seat) -> None:
+    """A player who takes part in the round under way keeps their seat until it ends."""
+    current = state.round
+    if current is not None and _plays(seat, current.number):
+        raise _refuse(state, command, f"{seat.player_id} plays round {current.number}, under way: seats change only "
+                                      "between rounds (once its result or void is in)")  # fmt: skip
+
+
+def _free_seat(state: TableState, command: c.Command, wanted: int | None) -> int:
+    seats = state.config.seats
+    if not seats:
+        raise _refuse(state, command, "this table has no seats (table.seats)")
+    taken = {seat.number for seat in state.seats}
+    if wanted is None:
+        free = [number for number in range(1, seats + 1) if number not in taken]
+        if not free:
+            raise _refuse(state, command, f"every seat of this table is taken ({seats} seats)")
+        return free[0]
+    if not 1 <= wanted <= seats:
+        raise _refuse(state, command, f"seat {wanted} does not exist: this table has seats 1 to {seats}")
+    if wanted in taken:
+        raise _refuse(state, command, f"seat {wanted} is taken")
+    return wanted
+
+
+def _nickname(state: TableState, command: c.Command, text: str) -> str:
+    """The nickname as the table is shown it: printable text, 1 to 32 characters once trimmed, used by nobody else
+    seated at the table (whatever the case)."""
+    nickname = "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch.isprintable()).strip()
+    if not 1 <= len(nickname) <= NICKNAME_LENGTH:
+        raise _refuse(state, command, f"a nickname is 1 to {NICKNAME_LENGTH} printable characters")
+    if any(seat.nickname.casefold() == nickname.casefold() for seat in state.seats):
+        raise _refuse(state, command, f"the nickname {nickname!r} is in use at this table")
+    return nickname
+
+
+def _take_seat(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.TakeSeat)
+    _check_game_server(state, command)
+    if not state.config.seats:
+        raise _refuse(state, command, "this table has no seats (table.seats)")
+    if not command.player_id.strip():
+        raise _refuse(state, command, "name the player taking the seat")
+    seated = seat_of(state, command.player_id)
+    if seated is not None:
+        raise _refuse(state, command, f"{command.player_id} sits in seat {seated.number} already: change seats instead")
+    nickname = _nickname(state, command, command.nickname)
+    number = _free_seat(state, command, command.seat)
+    # The next round to open is the first the player plays: one taken mid-round waits for the next (seed 004).
+    return [e.SeatTaken(number, command.player_id, command.actor.name, nickname, state.rounds_started + 1)]
+
+
+def _change_seat(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.ChangeSeat)
+    seat = _game_server_seat(state, command, command.player_id)
+    if command.seat == seat.number:
+        return []  # sits there already (a retry)
+    _between_rounds_for(state, command, seat)
+    number = _free_seat(state, command, command.seat)
+    return [e.SeatChanged(seat.number, number, seat.player_id, seat.nickname)]
+
+
+def _leave_seat(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.LeaveSeat)
+    seat = _game_server_seat(state, command, command.player_id)
+    _between_rounds_for(state, command, seat)
+    return [e.SeatLeft(seat.number, seat.player_id, seat.nickname)]
+
+
+def _pass_round(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
+    assert isinstance(command, c.PassRound) and state.round is not None
+    current = state.round
+    seat = _game_server_seat(state, command, command.player_id)
+    if current.number < seat.first_round:
+        raise _refuse(state, command, f"{seat.player_id} took their seat during round {current.number}: they play "
+                                      f"from round {seat.first_round}")  # fmt: skip
+    if seat.passed == current.number:
+        return []  # passed already (a retry)
+    if now >= current.closes_at:
+        raise _refuse(state, command, f"betting time is over: too late to pass round {current.number}")
+    if command.open_bets:
+        raise _refuse(state, command, f"{seat.player_id} has {command.open_bets} open bet(s) in round "
+                                      f"{current.number}: undo them to pass")  # fmt: skip
+    return [e.RoundPassed(current.number, current.game_id, seat.number, seat.player_id, seat.nickname)]
+
+
+_SEATING: dict[type[c.Command], Handler] = {c.TakeSeat: _take_seat, c.ChangeSeat: _change_seat,
+                                            c.LeaveSeat: _leave_seat}  # fmt: skip
+
+
+def _seating(phase: Phase) -> dict[type[c.Command], Move]:
+    """Seats are taken, changed and left in every phase; none of it moves the table."""
+    return {command: _move(handler, phase) for command, handler in _SEATING.items()}
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -624,16 +802,19 @@ TRANSITIONS: dict[Phase, dict[type[c.Command], Move]] = {
         c.ChangeDealer:         _move(_change_dealer, AWAITING_SHUFFLE),
         c.DrawCard:             _move(_card_not_due, SUSPENDED),
         c.CloseTable:           _move(_close_table, CLOSED),
+        **_seating(AWAITING_SHUFFLE),
     },
     AWAITING_CUT: {
         c.PlaceCutCard:         _move(_place_cut_card, BURNING, READY),  # READY at once when the burn is of none
         c.ChangeDealer:         _move(_change_dealer, AWAITING_CUT),
         c.DrawCard:             _move(_card_not_due, SUSPENDED),
+        **_seating(AWAITING_CUT),
     },
     BURNING: {
         c.DrawCard:             _move(_burn_read, BURNING, READY, BETTING_OPEN, DEALING, SUSPENDED),  # burn's end
         c.ReportCutCard:        _move(_report_cut_card, BURNING),
         **_ERRORS_IN_PLAY,
+        **_seating(BURNING),
     },
     READY: {
         c.OpenBetting:          _move(_open_betting, BETTING_OPEN),
@@ -644,17 +825,21 @@ TRANSITIONS: dict[Phase, dict[type[c.Command], Move]] = {
         c.OrderShuffle:         _move(_order_shuffle, AWAITING_SHUFFLE),  # the shoe ends after a completed round
         **_ERRORS_IN_PLAY,
         c.ReportSourceFailure:  _move(_source_failed_between_rounds, READY),
+        **_seating(READY),
     },
     BETTING_OPEN: {
         c.CloseBetting:         _move(_close_betting, DEALING),
         c.DrawCard:             _move(_card_while_betting, SUSPENDED),
         c.ReportCutCard:        _move(_report_cut_card, BETTING_OPEN),
         **_ERRORS_IN_PLAY,
+        **_seating(BETTING_OPEN),
+        c.PassRound:            _move(_pass_round, BETTING_OPEN),
     },
     DEALING: {
         c.DrawCard:             _move(_deal_read, DEALING, READY, AWAITING_SHUFFLE, SUSPENDED),  # the last card
         c.ReportCutCard:        _move(_report_cut_card, DEALING),                                # of the shoe's
         **_ERRORS_IN_PLAY,                                                                       # last hand
+        **_seating(DEALING),
     },
     SUSPENDED: {
         c.CorrectCard:          _move(_correct_card, SUSPENDED),
@@ -662,10 +847,12 @@ TRANSITIONS: dict[Phase, dict[type[c.Command], Move]] = {
         c.VoidRound:            _move(_void_round, BURNING, READY, AWAITING_SHUFFLE),
         c.DrawCard:             _move(_card_while_suspended, SUSPENDED),
         c.ReportCutCard:        _move(_report_cut_card, SUSPENDED),
+        **_seating(SUSPENDED),
     },
     CLOSED: {
         c.OpenTable:            _move(_open_table, AWAITING_SHUFFLE, READY),  # where it was closed
         c.DrawCard:             _move(_card_not_due, SUSPENDED),
+        **_seating(CLOSED),
     },
 }  # fmt: skip
 
@@ -738,6 +925,9 @@ def evolve(state: TableState, event: e.Event) -> TableState:
                                                                                                 closes))  # fmt: skip
         case e.BettingClosed():
             return state._replace(phase=Phase.DEALING)
+        case e.BettingReopened(closes_at=closes):
+            assert state.round is not None
+            return state._replace(round=state.round._replace(closes_at=closes))
         case e.RoundCompleted():
             counts = state.counts._replace(rounds=state.counts.rounds + 1)
             return state._replace(phase=Phase.READY, round=None, counts=counts, last_result=event, suspension=None)
@@ -810,7 +1000,22 @@ def evolve(state: TableState, event: e.Event) -> TableState:
         case e.ShoeEnded():
             return state._replace(phase=Phase.AWAITING_SHUFFLE, round=None, burn=None, suspension=None,
                            cut_position=None)  # fmt: skip
+        case e.SeatTaken(seat=number, player_id=player, game_server=server, nickname=nickname, first_round=first):
+            return _seated(state, (*state.seats, Seat(number, player, server, nickname, first)))
+        case e.SeatChanged(player_id=player, seat=number):
+            return _seated(state, tuple(s._replace(number=number) if s.player_id == player else s for s in state.seats))
+        case e.SeatLeft(player_id=player):
+            return state._replace(seats=tuple(seat for seat in state.seats if seat.player_id != player))
+        case e.RoundPassed(player_id=player, round=number):
+            return _seated(state, tuple(s._replace(passed=number) if s.player_id == player else s for s in state.seats))
+        case e.PlayerSatOut(player_id=player, round=number):
+            return _seated(state, tuple(s._replace(sat_out=number) if s.player_id == player else s
+                                        for s in state.seats))  # fmt: skip
     raise TypeError(f"evolve does not know {type(event).__name__}")
+
+
+def _seated(state: TableState, seats: tuple[Seat, ...]) -> TableState:
+    return state._replace(seats=tuple(sorted(seats)))  # by seat number (each seat holds one player)
 
 
 def replay(state: TableState, events: list[e.Event]) -> TableState:

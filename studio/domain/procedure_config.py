@@ -13,11 +13,13 @@ class ProcedureConfig:
     burn_after_error: int = 3  # with the pit boss's approval, before play resumes
     burn_after_dealer_change: int = 1  # before the next round
     betting_seconds: int = 15
+    betting_seconds_after_error: int = 15  # betting time given back when betting resumes after an error (0: none)
     warning_seconds: int = 5  # the light turns yellow when this many seconds are left
     allow_early_close: bool = False  # may the dealer call "no more bets" before the timer ends?
     one_more_hand: bool = False  # house option: one more round after the hand in which the cut card appears
     allow_early_shuffle: bool = True  # may a pit boss end the shoe after any completed round (seed 000 §3.2.3)?
     inspect_decks: bool = False  # record each shoe's deck inspections, start and end, before the next shuffle?
+    seats: int = 0  # players' seats at the table (seed 004: five); 0: no seats, anyone may bet (set by [table] seats)
 
     @property
     def shoe_size(self) -> int:

@@ -58,7 +58,7 @@ READ_CONSOLE = """() => {
 }"""
 
 
-IDLE = "() => ![...document.querySelectorAll('[data-testid=buttons] button')].some((button) => button.disabled)"
+IDLE = "() => !document.querySelector('[data-testid=buttons]').dataset.busy"
 
 
 def press(page: Page, key: str) -> None:
@@ -150,11 +150,14 @@ def test_dealer_plays_a_full_round_on_the_simulated_shoe(studio_server: StudioSe
     expect(page.get_by_test_id("btn-draw")).to_be_visible()  # a simulated shoe: the console can draw
     expect(page.get_by_test_id("source")).to_have_attribute("data-state", "connected")
 
-    # A move the procedure refuses (409) shows its reason in a banner, and changes nothing.
+    # A move the procedure does not allow now: its button is disabled, and its shortcut says why in a banner, in the
+    # words of the server's refusal, and changes nothing.
+    expect(page.get_by_test_id("btn-close-betting")).to_be_disabled()
+    expect(page.get_by_test_id("btn-shuffle")).to_be_enabled()
     press(page, "n")
     banner = page.get_by_test_id("banner")
     expect(banner).to_be_visible()
-    expect(banner).to_contain_text("refused in phase awaiting_shuffle")
+    expect(banner).to_contain_text('You cannot call "no more bets" now: the shoe is waiting to be shuffled')
     expect(page.get_by_test_id("next-action")).to_have_attribute("data-action", "shuffle")
     screenshot(page, "a02-refused-move-banner")
 
@@ -257,10 +260,16 @@ def test_pit_boss_voids_a_round_the_dealer_declared_in_error(studio_server: Stud
     expect(boss.get_by_test_id("banner")).to_be_hidden()
     screenshot(boss, "b03-pit-boss-after-void")
 
-    # The dealer's console follows live: the alarm is gone, the round is voided, the error burn is next.
+    # The dealer's console follows live: the alarm is gone, the round is voided, the error burn is next; the pit
+    # boss's decision and the void's reason are in view.
     expect(alert).to_be_hidden()
     expect(dealer.get_by_test_id("round-voided")).to_contain_text(f"voided · game {game_id}")
     expect(dealer.get_by_test_id("next-action")).to_have_text("Burn 3 cards")
+    decision = dealer.get_by_test_id("decision")
+    expect(decision).to_contain_text("Pit boss pitboss voided the round")
+    expect(decision.get_by_test_id("decision-reason")).to_contain_text("dropped card: round voided, stakes refunded")
+    expect(decision).to_contain_text("third card fell on the floor")
+    expect(dealer.get_by_test_id("burn-count")).to_have_text("Burning after the error: 0 of 3")
     screenshot(dealer, "b04-console-after-void")
     studio_server.shared["voided"] = game_id
     assert_no_js_errors(dealer, boss)

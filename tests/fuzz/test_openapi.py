@@ -49,7 +49,8 @@ def known(client: TestClient, studio: Studio, game_server: dict[str, str]) -> di
     assert client.post("/api/wallets/p1/deposit", headers=game_server, json={"amount": 100_000}).status_code == 200
     round_ = studio.tables["T1"].service.state.round
     assert round_ is not None
-    return {"table_id": "T1", "table": "T1", "player_id": "p1", "game_id": round_.game_id, "shoe": 1, "seq": 3}
+    return {"table_id": "T1", "table": "T1", "player_id": "p1", "game_id": round_.game_id, "shoe": 1, "seq": 3,
+            "name": "dealer"}  # fmt: skip
 
 
 def credentials(caller: str, studio: Studio, game_server: dict[str, str]) -> dict[str, str]:

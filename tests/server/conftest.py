@@ -64,7 +64,7 @@ driver = "memory"
 @pytest.fixture(autouse=True)
 def cheap_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        "studio.users.PasswordHasher", lambda: PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+        "studio.users.PasswordHasher", lambda **_: PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
     )
 
 

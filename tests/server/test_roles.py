@@ -128,3 +128,22 @@ def test_an_admin_is_not_a_pit_boss_for_decisions(client: TestClient, desk: Desk
     assert response.status_code == 409
     assert response.json()["detail"]["reason"] == "only a pit boss may decide, not admin:admin"
     assert desk.seq == before
+
+
+SEAT_ACTIONS: list[tuple[str, Any]] = [
+    ("seats", {"player_id": "p1", "nickname": "Ann"}),
+    ("seats/change", {"player_id": "p1", "seat": 2}),
+    ("seats/leave", {"player_id": "p1"}),
+    ("seats/pass", {"player_id": "p1"}),
+]
+
+
+def test_seats_are_a_game_servers_business(client: TestClient, desk: Desk) -> None:
+    """Players' seats are taken, moved, left and passed by their game server only: 401 without a key, 403 for staff."""
+    for action, body in SEAT_ACTIONS:
+        assert client.post(f"/api/tables/T1/{action}", json=body).status_code == 401, action
+        for name in ("dealer", "pitboss", "surveillance", "admin"):
+            response = desk.post(action, sign_in(client, name), body)
+            assert response.status_code == 403, (action, name)
+            assert response.json()["detail"].endswith("may not do this (needs: game_server)")
+    assert desk.seq == 0

@@ -7,9 +7,9 @@ from fastapi.testclient import TestClient
 
 from dealer_ui.auth import SESSION_COOKIE
 from dealer_ui.runtime import Studio
+from studio.access import DEFAULT_SESSIONS
 from studio.clock import ManualClock
 from studio.domain.roles import Role
-from studio.users import SESSION_HOURS
 from tests.server.conftest import add_person, sign_in
 
 
@@ -80,12 +80,19 @@ def test_sign_out_ends_a_bearer_session(client: TestClient) -> None:
     assert client.get("/api/me", headers=headers).status_code == 401
 
 
-def test_a_session_expires(client: TestClient, clock: ManualClock) -> None:
+def test_a_session_expires_at_its_roles_length_however_busy(client: TestClient, clock: ManualClock) -> None:
     headers = sign_in(client, "dealer")
-    clock.advance(SESSION_HOURS * 3600 - 1)
+    length = DEFAULT_SESSIONS[Role.DEALER].length  # 9 hours
+    for _ in range(int(length.total_seconds()) // 600 - 1):  # busy: a call every 10 minutes, never idle
+        clock.advance(600)
+        assert client.get("/api/me", headers=headers).status_code == 200
+    clock.advance(600 - 1)
     assert client.get("/api/me", headers=headers).status_code == 200
     clock.advance(1)
-    assert client.get("/api/me", headers=headers).status_code == 401
+    response = client.get("/api/me", headers=headers)
+    assert response.status_code == 401
+    assert response.json()["detail"] == "your session has ended (a dealer session lasts 9 h): sign in again"
+    assert client.get("/api/me", headers=headers).json()["detail"] == "sign in first"  # it is gone
 
 
 def test_malformed_sign_in_is_422(client: TestClient) -> None:

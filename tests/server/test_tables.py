@@ -4,16 +4,19 @@ command, the reason and what the phase expects when it does not, with nothing lo
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_ui.app import create_app
+from dealer_ui.runtime import Studio, StudioSettings
 from studio.clock import ManualClock
 from studio.domain import commands as c
 from studio.domain.procedure import Phase, expected_commands
 from studio.domain.roles import Role
-from tests.server.conftest import NATURAL, Desk, add_person, sign_in
+from tests.server.conftest import NATURAL, Desk, add_person, session_for, sign_in
 
 
 def view(desk: Desk) -> dict[str, Any]:
@@ -185,6 +188,22 @@ def test_correct_a_read_then_continue_deals_the_corrected_card(desk: Desk) -> No
     assert view(desk)["last_result"]["banker"] == ["2S", "3C"]
 
 
+def test_a_decision_on_a_table_resumed_meanwhile_is_refused_in_words(desk: Desk) -> None:
+    """Two pit bosses, one suspension: the second's "continue" comes after the first's. The refusal says what
+    happened, as a person would; the machine fields stay for API clients."""
+    desk.to_ready()
+    desk.to_dealing()
+    desk.ok("declare-error", json={"kind": "card exposed"})
+    desk.ok("continue", desk.pit_boss, {"reason": "seen on camera"})
+    for action, body, what in [("continue", {}, "nothing to continue"), ("void", {"reason": "x"}, "no round to void"),
+                               ("correct", CORRECT_READ, "no card to correct")]:  # fmt: skip
+        response = desk.post(action, desk.pit_boss, body)
+        assert response.status_code == 409, response.text
+        detail = response.json()["detail"]
+        assert detail["phase"] == "burning" and detail["reason"] == "not allowed now"
+        assert detail["message"] == (f"This table is not suspended any more: there is {what} (cards are being burned).")
+
+
 def test_correct_a_dealt_card(desk: Desk) -> None:
     desk.to_ready()
     desk.to_dealing()
@@ -294,7 +313,9 @@ def test_a_command_the_phase_refuses_is_409_and_logs_nothing(
     assert detail["reason"].startswith(reason)
     assert detail["expected"] and all(isinstance(name, str) for name in detail["expected"])
     assert command not in detail["expected"] or reason != "not allowed now"
-    assert phase in detail["message"] and command in detail["message"]
+    message = detail["message"]  # a sentence a person would say, never a class name
+    assert command not in message and "_" not in message and message[0].isupper() and message.endswith(".")
+    assert (reason in message) if reason != "not allowed now" else ("now:" in message or "not suspended" in message)
     assert desk.seq == before == desk.studio.store.last_seq("T1")
     assert desk.studio.tables["T1"].service.state == state_before
     assert view(desk)["seq"] == before
@@ -394,3 +415,107 @@ def test_a_bad_card_code_says_why(desk: Desk) -> None:
     assert response.status_code == 422
     assert "QX" in response.json()["detail"]
     assert desk.seq == 0
+
+
+def test_the_view_names_the_dealer_actions_the_procedure_allows_now(desk: Desk, clock: ManualClock) -> None:
+    def allowed() -> list[str]:
+        return list(view(desk)["allowed_actions"])
+
+    assert allowed() == ["shuffle", "dealer_change"]
+    refused = view(desk)["refused_actions"]  # every other action, with why not in words
+    assert sorted(refused) == ["close_betting", "cut", "cut_card_out", "declare_error", "draw", "key_card",
+                               "open_betting"]  # fmt: skip
+    assert refused["close_betting"] == (  # what the dealer may do instead, never the pit boss's moves
+        'You cannot call "no more bets" now: the shoe is waiting to be shuffled; now you can confirm the shuffle or '
+        "change the dealer."
+    )
+    assert refused["key_card"] == "You cannot take a card: no card is due while the shoe is waiting to be shuffled."
+    assert refused["draw"] == "This table reads a real shoe: draw the card from it."
+    desk.ok("shuffle")
+    assert allowed() == ["cut", "dealer_change"]
+    desk.ok("cut", json={})
+    assert allowed() == ["cut_card_out", "key_card", "declare_error"]  # a card is due: the burn (no simulated shoe)
+    desk.deal("2D", "3D")
+    assert allowed() == ["open_betting", "dealer_change", "cut_card_out", "declare_error"]  # no card is due
+    desk.ok("open-betting")
+    assert allowed() == ["close_betting", "cut_card_out", "declare_error"]  # T1 allows an early close
+    desk.ok("close-betting")
+    assert allowed() == ["cut_card_out", "key_card", "declare_error"]
+    desk.ok("cut-card-out")
+    assert allowed() == ["key_card", "declare_error"]  # the last hand is known already
+    desk.ok("declare-error", json={"kind": "card exposed"})
+    assert allowed() == []  # suspended: only the pit boss acts
+
+
+def test_no_more_bets_is_offered_only_once_the_timer_is_over_where_no_early_close_is_allowed(
+    client: TestClient, studio: Studio, clock: ManualClock
+) -> None:
+    desk = Desk(client, studio, "T2", session_for(studio, "dealer", Role.DEALER),
+                session_for(studio, "pitboss", Role.PIT_BOSS))  # fmt: skip
+    desk.to_ready()
+    desk.ok("open-betting")
+    assert "close_betting" not in view(desk)["allowed_actions"]
+    assert view(desk)["refused_actions"]["close_betting"] == (
+        'You cannot call "no more bets": betting is open for 10.0 s more; this table does not allow early close.'
+    )
+    clock.advance(10)
+    assert "close_betting" in view(desk)["allowed_actions"]
+
+
+def test_the_view_keeps_the_last_burn_with_its_cards_until_a_card_is_dealt(desk: Desk) -> None:
+    desk.ok("shuffle")
+    desk.ok("cut", json={})
+    assert view(desk)["last_burn"] == {"reason": "shuffle", "count": 2, "cards": [], "done": False, "approved_by": None}
+    desk.card("2D")
+    assert view(desk)["last_burn"]["cards"] == ["2D"]
+    desk.card("3D")
+    assert view(desk)["last_burn"] == {"reason": "shuffle", "count": 2, "cards": ["2D", "3D"], "done": True,
+                                       "approved_by": None}  # fmt: skip
+    desk.to_dealing()
+    assert view(desk)["last_burn"]["done"] is True  # still shown while betting and until the first card
+    desk.card("9H")
+    assert view(desk)["last_burn"] is None
+
+
+def test_the_view_tells_the_last_suspension_its_read_and_the_pit_boss_decision(desk: Desk) -> None:
+    desk.to_ready()
+    desk.ok("open-betting")
+    game_id = view(desk)["round"]["game_id"]
+    desk.card("QH")  # a card while betting is open
+    story = view(desk)["last_suspension"]
+    assert story["reason"] == "card_while_betting" and story["game_id"] == game_id
+    assert story["read"] == {"card": "QH", "source": "keyed", "device_seq": None, "confidence": 1.0}
+    assert story["decision"] is None
+    desk.ok("void", desk.pit_boss, {"reason": "card out during betting"})
+    story = view(desk)["last_suspension"]
+    assert (story["decision"], story["by"], story["decision_reason"]) == (
+        "voided",
+        "pit_boss:pitboss",
+        "card out during betting",
+    )
+    assert view(desk)["last_burn"] == {"reason": "error", "count": 1, "cards": [], "done": False,
+                                       "approved_by": "pit_boss:pitboss"}  # fmt: skip
+    desk.card("4C")
+    assert view(desk)["last_suspension"]["decision"] == "voided"  # shown until another round opens
+    desk.ok("open-betting")
+    assert view(desk)["last_suspension"] is None
+
+
+def test_the_simulated_shoe_draws_only_a_card_that_is_due(tmp_path: Path, clock: ManualClock) -> None:
+    """At a table on the built-in simulated shoe, "draw" between rounds is refused and logs nothing: a card when none
+    is due would suspend the table."""
+    table = tmp_path / "t1.toml"
+    table.write_text('[table]\nid = "T1"\n')  # no [[sources]]: the built-in simulated shoe
+    app = create_app(StudioSettings(database=str(tmp_path / "s.db"), demo=True, table_files=(table,)), clock)
+    with TestClient(app) as client:
+        studio: Studio = app.state.studio
+        runtime = studio.tables["T1"]
+        assert runtime.simulator is not None
+        dealer = session_for(studio, "dealer", Role.DEALER)
+        refused = client.post("/api/tables/T1/simulator/draw", headers=dealer)
+        assert refused.status_code == 409
+        assert refused.json()["detail"] == (
+            "no card is due now (the table is awaiting shuffle): the simulated shoe keeps its cards"
+        )
+        assert runtime.simulator.position == 0 and runtime.service.seq == 0
+        assert runtime.service.state.phase is Phase.AWAITING_SHUFFLE

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from httpx2 import Response
 
 from dealer_ui.runtime import Studio
-from tests.server.conftest import Desk
+from tests.server.conftest import NATURAL, Desk
 
 ANSWER_WITHIN = 1.0  # seconds; the lock is held for longer, and the answers must all come while it is
 
@@ -72,3 +72,21 @@ def test_what_a_table_publishes_reaches_the_hub_on_the_event_loop(desk: Desk, st
     desk.to_ready()
     assert loops and all(loop is studio.publisher.loop for loop in loops)
     assert studio.publisher.loop is not None and threading.current_thread() is threading.main_thread()
+
+
+def test_a_result_reaches_the_feed_once_its_bets_are_settled(desk: Desk, studio: Studio, monkeypatch: Any) -> None:
+    """A game server told a result can read its settlement at once: the records a command logs are handed to the hub
+    only after the settlement the command called for is written."""
+    settled_when_published: list[bool] = []
+    publish = studio.hub.publish
+
+    def check(records: Any) -> None:
+        settled_when_published.extend(studio.wallets.is_settled(r.data["game_id"]) for r in records
+                                      if r.kind == "RoundCompleted")  # fmt: skip
+        publish(records)
+
+    monkeypatch.setattr(studio.hub, "publish", check)
+    desk.to_ready()
+    desk.to_dealing()
+    desk.deal(*NATURAL)
+    assert settled_when_published == [True]
