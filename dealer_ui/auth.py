@@ -41,14 +41,14 @@ def _users(request: Request) -> UserStore:
 
 
 def principal_from(users: UserStore, headers: dict[str, str] | object, cookies: dict[str, str],
-                   address: str | None = None) -> Principal | None:  # fmt: skip
+                   address: str | None = None, touch: bool = True) -> Principal | None:  # fmt: skip
     get = getattr(headers, "get")  # noqa: B009 - Starlette's Headers and a dict alike
     key = get("x-api-key")
     if key:
         return users.principal_for_api_key(key, address)
     authorization = get("authorization") or ""
     token = authorization[7:] if authorization.lower().startswith("bearer ") else cookies.get(SESSION_COOKIE)
-    return users.principal_for_session(token, address) if token else None
+    return users.principal_for_session(token, address, touch) if token else None
 
 
 def current_principal(request: Request) -> Principal:
@@ -80,16 +80,18 @@ def require(*roles: Role) -> Callable[..., Principal]:
     return dependency
 
 
-def websocket_principal(websocket: WebSocket) -> Principal | None:
+def websocket_principal(websocket: WebSocket, touch: bool = True) -> Principal | None:
     """Who opens this WebSocket; None when nobody is (the route closes it 4401). A database outage closes it 1013
-    (try again later) with the reason, so that the page keeps its session and reconnects."""
+    (try again later) with the reason, so that the page keeps its session and reconnects. `touch=False`: a re-check
+    of the session while the stream is open, which is no activity of the person's."""
     users: UserStore = websocket.app.state.users
     address = client_address(websocket)
     try:
-        principal = principal_from(users, websocket.headers, websocket.cookies, address)
+        principal = principal_from(users, websocket.headers, websocket.cookies, address, touch)
         if principal is None and websocket.query_params.get("token"):
             token = websocket.query_params["token"]
-            principal = users.principal_for_session(token, address) or users.principal_for_api_key(token, address)
+            principal = (users.principal_for_session(token, address, touch)
+                         or users.principal_for_api_key(token, address))  # fmt: skip
     except (SessionEnded, Locked):
         return None
     except StoreError as error:

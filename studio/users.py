@@ -362,9 +362,10 @@ class UserStore:
             actor = str(Actor(Role(found.role), found.name))
             self.access_log.record(a.SIGNED_OUT, actor, address, name=found.name)
 
-    def principal_for_session(self, token: str, address: str | None = None) -> Principal | None:
+    def principal_for_session(self, token: str, address: str | None = None, touch: bool = True) -> Principal | None:
         """Who holds this session; None for no session. Raises `SessionEnded` for one that has just ended (its
-        length or idle time: the session is removed and the expiry logged), `DatabaseUnavailable` in an outage."""
+        length or idle time: the session is removed and the expiry logged), `DatabaseUnavailable` in an outage.
+        `touch=False` asks without counting as use (a page's open stream re-checking its session is no activity)."""
         now = self._clock.now()
         digest = _digest(token)
         with Session(self._engine) as session:
@@ -377,8 +378,10 @@ class UserStore:
             with Session(self._writer) as session:
                 session.execute(delete(UserSession).where(UserSession.token_hash == digest))  # type: ignore[arg-type]
                 session.commit()
-        elif found.last_seen is not None and now - datetime.fromisoformat(found.last_seen) >= min(
-            TOUCH_EVERY, self.policy.for_role(role).idle / 4
+        elif (
+            touch
+            and found.last_seen is not None
+            and now - datetime.fromisoformat(found.last_seen) >= min(TOUCH_EVERY, self.policy.for_role(role).idle / 4)
         ):  # written at most once a minute: a request is a read, not a write, almost always
             with Session(self._writer) as session:
                 session.execute(update(UserSession).where(UserSession.token_hash == digest)  # type: ignore[arg-type]

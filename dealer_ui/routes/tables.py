@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from datetime import timedelta
 from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, HTTPException, Request, WebSocket, WebSocketDisconnect, WebSocketException
 from pydantic import BaseModel, Field
 
 from dealer_ui.auth import require, websocket_principal
@@ -26,6 +27,7 @@ router = APIRouter(tags=["tables"])
 STAFF = (Role.DEALER, Role.PIT_BOSS, Role.SURVEILLANCE)
 dealer = require(Role.DEALER, Role.PIT_BOSS)  # a pit boss may stand in for the dealer; never the reverse
 pit_boss = require(Role.PIT_BOSS)
+SESSION_RECHECK = timedelta(seconds=30)  # an open console re-checks its session this often (studio clock)
 
 
 def refusal(error: ProcedureError) -> dict[str, Any]:
@@ -254,8 +256,14 @@ async def console_feed(websocket: WebSocket, table_id: str) -> None:
         await websocket.close(code=4404, reason=f"no table {table_id!r}")
         return
     await websocket.accept()
+    checked = studio.clock.now()
     try:
         while True:
+            if studio.clock.now() - checked >= SESSION_RECHECK:  # a session that ends (idle, length) ends the stream
+                checked = studio.clock.now()
+                if not await _session_lasts(websocket):
+                    await websocket.close(code=4401, reason="your session has ended: sign in again")
+                    return
             shown = runtime.version
             await websocket.send_json(console_view(studio, runtime))
             async with runtime.changed:
@@ -264,3 +272,11 @@ async def console_feed(websocket: WebSocket, table_id: str) -> None:
                         await asyncio.wait_for(runtime.changed.wait(), timeout=1.0)
     except (WebSocketDisconnect, RuntimeError):
         return
+
+
+async def _session_lasts(websocket: WebSocket) -> bool:
+    """Whether the session that opened this stream is still valid; an accounts outage is no sign-out (True)."""
+    try:
+        return await asyncio.to_thread(websocket_principal, websocket, False) is not None
+    except WebSocketException:
+        return True

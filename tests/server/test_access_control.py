@@ -15,6 +15,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine
+from starlette.websockets import WebSocketDisconnect
 
 from dealer_ui.app import create_app
 from dealer_ui.auth import SESSION_COOKIE
@@ -294,6 +295,25 @@ def test_a_session_ends_after_its_roles_idle_time(client: TestClient, clock: Man
     expired = [r for r in studio.users.access_log.read() if r.kind == a.SESSION_EXPIRED]
     assert [(r.actor, r.data["reason"]) for r in expired] == [("pit_boss:pitboss", "idle for 15 min"),
                                                               ("dealer:dealer", "idle for 30 min")]  # fmt: skip
+
+
+def test_an_open_console_stream_ends_with_its_session_and_does_not_keep_it_alive(
+    client: TestClient, clock: ManualClock
+) -> None:
+    """A console left open streams the table, but that is no activity: once the dealer's session has been idle for
+    its limit, the stream closes with 4401 (and the page goes to sign in)."""
+    dealer = sign_in(client, "dealer")
+    with client.websocket_connect("/ws/tables/T1", headers=dealer) as console:
+        assert console.receive_json()["table"] == "T1"
+        for _ in range(2):  # ten minutes at a time: the stream re-checks, without counting as use
+            clock.advance(10 * 60)
+            assert console.receive_json()["table"] == "T1"
+        clock.advance(11 * 60)  # 31 minutes since the sign-in, the session's only use
+        with pytest.raises(WebSocketDisconnect) as closed:
+            for _ in range(5):
+                console.receive_json()
+    assert closed.value.code == 4401 and "session has ended" in closed.value.reason
+    assert client.get("/api/me", headers=dealer).status_code == 401
 
 
 def test_the_idle_time_counts_from_the_last_request_to_within_a_minute(client: TestClient, clock: ManualClock) -> None:
