@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import getpass
 import json
 import sys
 from pathlib import Path
@@ -249,6 +250,18 @@ def _select(store: SqlEventStore, args: argparse.Namespace) -> list[Record]:
     return list(records)
 
 
+def _log_export(store: SqlEventStore, args: argparse.Namespace, records: list[Record]) -> None:
+    """An export from the command line goes on the access log too, before it is written, naming the system user."""
+    from studio.access import RECORDS_EXPORTED, AccessLog  # noqa: PLC0415 - loads only when used
+    from studio.clock import SystemClock  # noqa: PLC0415
+
+    what, ident = ("round", args.round) if args.round else ("shoe", str(args.shoe)) if args.shoe is not None else (
+        "table", "")  # fmt: skip
+    table = records[0].stream if records else (args.table or "")
+    fields = {"what": what, "id": ident, "table": table, "format": args.format, "records": len(records)}
+    AccessLog(store, SystemClock()).record(RECORDS_EXPORTED, "system:cli", None, **fields, os_user=getpass.getuser())
+
+
 def run_show(args: argparse.Namespace) -> int:
     with _open(args.db) as store:
         for record in _select(store, args):
@@ -258,7 +271,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     with _open(args.db) as store:
-        rows = [as_row(record, canonical_json(dict(record.data))) for record in _select(store, args)]
+        records = _select(store, args)
+        rows = [as_row(record, canonical_json(dict(record.data))) for record in records]
+        _log_export(store, args, records)
     out = args.out.open("w", encoding="utf-8", newline="") if args.out else sys.stdout
     try:
         if args.format == "csv":
