@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import os
 from pathlib import Path
 
@@ -56,3 +57,11 @@ def hide_password(url: str) -> str:
     if not separator or not at or ":" not in credentials:
         return url
     return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
+
+
+def cli_actor() -> str:
+    """Who acts from the command line, for the access log: the operating-system user."""
+    try:
+        return f"system:cli-{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "system:cli"

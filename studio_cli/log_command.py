@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import getpass
 import json
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ from studio.domain.errors import StudioError
 from studio.domain.log_views import CSV_COLUMNS, as_row, describe, round_records, shoe_records
 from studio.domain.records import Record
 from studio.settings import sqlite_url
-from studio_cli.arguments import database_of
+from studio_cli.arguments import cli_actor, database_of
 
 if TYPE_CHECKING:
     from studio.store_sql import SqlEventStore
@@ -259,7 +258,7 @@ def _log_export(store: SqlEventStore, args: argparse.Namespace, records: list[Re
         "table", "")  # fmt: skip
     table = records[0].stream if records else (args.table or "")
     fields = {"what": what, "id": ident, "table": table, "format": args.format, "records": len(records)}
-    AccessLog(store, SystemClock()).record(RECORDS_EXPORTED, "system:cli", None, **fields, os_user=getpass.getuser())
+    AccessLog(store, SystemClock()).record(RECORDS_EXPORTED, cli_actor(), None, **fields)
 
 
 def run_show(args: argparse.Namespace) -> int:

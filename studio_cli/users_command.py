@@ -13,7 +13,7 @@ from studio.clock import SystemClock
 from studio.domain.errors import StudioError
 from studio.domain.roles import Role
 from studio.settings import sqlite_url
-from studio_cli.arguments import ACCESS_ENV, database_of, from_environment
+from studio_cli.arguments import ACCESS_ENV, cli_actor, database_of, from_environment
 
 if TYPE_CHECKING:
     from studio.users import UserStore
@@ -66,11 +66,7 @@ def _store(args: argparse.Namespace) -> UserStore:
 
 
 def _by() -> str:
-    """Who made a change from the command line, for the access log: the operating-system user."""
-    try:
-        return f"system:cli-{getpass.getuser()}"
-    except (KeyError, OSError):
-        return "system:cli"
+    return cli_actor()
 
 
 def _ask_password(name: str) -> str:
