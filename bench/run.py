@@ -19,7 +19,9 @@ What it writes:
   the text outside the markers is left as it is. Only a full run (no `--quick`, no `--only`) rewrites
   docs/benchmarks.md; `--markdown PATH` writes the section to PATH instead (into its markers, or a new file).
 
-The machine is shared with other work, which shows in latency tails first. `--only NAME ... --merge` re-runs some
+The machine is shared with other work, which shows in latency tails first. Each benchmark's entry keeps the 1-minute
+load average before and after it (also printed on stderr); a benchmark whose run moved it by more than 1 is run once
+more, and the run whose load moved least is kept (both loads are in its entry). `--only NAME ... --merge` re-runs some
 benchmarks alone and replaces their entries in the last full run's JSON (same machine; the re-run is noted, with its
 time, commit and load average), then rewrites docs/benchmarks.md from the merged results.
 
@@ -137,6 +139,7 @@ def percent(path: str) -> Picker:
     return lambda raw: 100 * dig(raw, path)
 
 
+LOAD_CHANGE = 1.0  # a benchmark whose run moved the 1-minute load average by more than this is run again
 POSTGRES = "STUDIO_BENCH_POSTGRES"  # a PostgreSQL URL to benchmark on (a database the benchmarks may write to)
 LOAD_FIGURES = (
     Figure("20 tables at 10× speed, 2,000 subscribers, 10 min: messages lost", "lost", "", equals(0)),
@@ -163,6 +166,10 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         Figure("audit: hash chain + replay + result checks", "replay.audit_events_per_second", "events/s"),
         Figure("card command → durable on SQLite, p99", "card_to_durable_ms.p99", "ms", at_most(5)),
         Figure("card command → durable on SQLite, p50", "card_to_durable_ms.p50", "ms"),
+        Figure("write + fdatasync of 100 bytes, same disk, same run, p99", "card_to_durable_ms.fsync_100_bytes.p99",
+               "ms"),
+        Figure("card command → durable p99 ÷ write + fdatasync p99", "card_to_durable_ms.p99_over_fsync_p99", "×",
+               at_most(2)),
     )),
     Benchmark("store", "store_bench.py", quick_args=("--appends", "200", "--replay", "5000"), figures=(
         Figure("append one record, durable, p99", "append.p99_ms", "ms", at_most(5)),
@@ -495,7 +502,7 @@ def format_value(value: Any, unit: str) -> str:
     number = format_number(value)
     if not unit or isinstance(value, bool):
         return number
-    return f"{number}{unit}" if unit == "%" else f"{number} {unit}"
+    return f"{number}{unit}" if unit in ("%", "×") else f"{number} {unit}"
 
 
 MET_CELLS: dict[Status, str] = {"met": "yes", "missed": "**no**", "no target": "—", "not compared": "not compared",
@@ -557,6 +564,17 @@ def rerun_line(rerun: Mapping[str, Any]) -> str:
             f"load average {rerun['load_average'][0]}: `{rerun['command']}`.")  # fmt: skip
 
 
+def load_lines(report: Mapping[str, Any]) -> list[str]:
+    """One line: each benchmark's load average before and after its run (entries of older runs have none)."""
+    shown = []
+    for entry in report["benchmarks"]:
+        load = entry.get("load_average")
+        if load:
+            again = " (run twice: the load moved by more than 1)" if "runs" in load else ""
+            shown.append(f"{entry['name']} {load['before']} → {load['after']}{again}")
+    return [f"Load average before → after each benchmark: {'; '.join(shown)}."] if shown else []
+
+
 def markdown_section(report: Mapping[str, Any]) -> str:
     """The generated part of docs/benchmarks.md, without the markers, from the JSON report."""
     host = report["machine"]
@@ -568,6 +586,7 @@ def markdown_section(report: Mapping[str, Any]) -> str:
         f"Commit `{report['commit']}`, {report['time_utc']}. Command: `{report['command']}`; every raw figure is in "
         f"`{report['results_file']}` of that run.",
         *(rerun_line(rerun) for rerun in report.get("reruns", ())),
+        *load_lines(report),
         "",
         "| benchmark | figure | target | measured | met |",
         "|---|---|---|---|---|",
@@ -686,6 +705,35 @@ def parse_args(argv: Sequence[str] | None, prog: str) -> argparse.Namespace:
     return args
 
 
+def load_average() -> float:
+    """The machine's 1-minute load average."""
+    return round(os.getloadavg()[0], 2)
+
+
+def run_measured(benchmark: Benchmark, quick: bool) -> dict[str, Any]:
+    """Run one benchmark with the load average before and after it, printed on stderr and kept in its entry; run it
+    once more when the load changed by more than `LOAD_CHANGE` meanwhile (other work started or stopped during it),
+    keeping the run whose load changed least. Skipped and failed runs are not repeated."""
+    runs: list[dict[str, Any]] = []
+    for attempt in range(2):
+        before = load_average()
+        result = run_benchmark(benchmark, quick)
+        after = load_average()
+        entry = result.to_json() | {"load_average": {"before": before, "after": after}}
+        print(f"    {result.status} in {result.seconds:.1f} s, load average {before} before, {after} after"
+              + (f": {result.error}" if result.error else ""), file=sys.stderr, flush=True)  # fmt: skip
+        if result.status == "failed" and result.stderr_tail:
+            print("    " + result.stderr_tail.replace("\n", "\n    "), file=sys.stderr)
+        runs.append(entry)
+        if result.status != "ok" or abs(after - before) <= LOAD_CHANGE or attempt:
+            break
+        print(f"    the load changed by more than {LOAD_CHANGE} during the run: running it again", file=sys.stderr)
+    chosen = min(runs, key=lambda run: abs(run["load_average"]["after"] - run["load_average"]["before"]))
+    if len(runs) > 1:
+        chosen["load_average"] = chosen["load_average"] | {"runs": [dict(run["load_average"]) for run in runs]}
+    return chosen
+
+
 def run_all(chosen: Sequence[Benchmark], quick: bool) -> list[dict[str, Any]]:
     """Run the benchmarks one after the other, reporting progress on stderr; their JSON entries."""
     if quick:
@@ -693,12 +741,7 @@ def run_all(chosen: Sequence[Benchmark], quick: bool) -> list[dict[str, Any]]:
     entries = []
     for number, benchmark in enumerate(chosen, 1):
         print(f"[{number}/{len(chosen)}] {benchmark.name} (bench/{benchmark.script}) ...", file=sys.stderr, flush=True)
-        result = run_benchmark(benchmark, quick)
-        print(f"    {result.status} in {result.seconds:.1f} s" + (f": {result.error}" if result.error else ""),
-              file=sys.stderr, flush=True)  # fmt: skip
-        if result.status == "failed" and result.stderr_tail:
-            print("    " + result.stderr_tail.replace("\n", "\n    "), file=sys.stderr)
-        entries.append(result.to_json())
+        entries.append(run_measured(benchmark, quick))
     return entries
 
 

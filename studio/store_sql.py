@@ -7,6 +7,11 @@ Rules held here:
 - Append only: this module has no update and no delete.
 - An append is one transaction: it checks the stream's last seq against `expected_seq`, seals each record onto the
   hash chain (studio/chain.py) from the last stored hash, inserts, and commits before returning. All or nothing.
+- The head a store committed last on a stream, (seq, hash), is kept, so a writer appending after its own append
+  needs no query of the head: when `expected_seq` is that seq, the records are sealed from that hash and inserted,
+  and if another writer (another process) has appended meanwhile, its record at `expected_seq + 1` makes the insert an
+  integrity error, so `ConcurrentAppend` still. Sound because a stream's seqs run without gaps and a stored record
+  never changes. Any other `expected_seq`, an empty append, a first append and every failure read the head.
 - SQLite (studio/database.py): WAL with `synchronous=FULL`, so a returned append survives a power cut; writers take the
   write lock at BEGIN (`BEGIN IMMEDIATE`) so that two writers queue instead of one failing to upgrade a stale read
   lock; the second then sees the first's records and gets `ConcurrentAppend`. PostgreSQL needs none of that: two
@@ -58,6 +63,7 @@ class EventRow(SQLModel, table=True):
 _TABLE = cast(Table, EventRow.__table__)  # type: ignore[attr-defined]  # set by sqlmodel's metaclass
 _C = _TABLE.c
 _COLUMNS = (_C.stream, _C.seq, _C.at, _C.actor, _C.kind, _C.data, _C.raw, _C.prev_hash, _C.hash)
+_INSERT = insert(_TABLE)
 
 
 class SqlEventStore:
@@ -75,6 +81,7 @@ class SqlEventStore:
         except (SQLAlchemyError, OSError, ImportError) as error:  # unknown dialect, driver not installed, no folder
             raise self._failure(error) from None
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
+        self._heads: dict[str, tuple[int, str]] = {}  # stream -> (seq, hash) of the last record this store committed
         try:
             migrate(self._engine)  # the studio database's schema, at its newest revision
         except (SQLAlchemyError, CommandError, StoreError) as error:  # unreachable, not a database, corrupt, no WAL
@@ -90,16 +97,21 @@ class SqlEventStore:
         self._check_open()
         try:
             with self._writer.begin() as conn:
-                actual, prev_hash = _head(conn, stream)
-                if actual != expected_seq:
-                    raise ConcurrentAppend(stream, expected_seq, actual)
+                known = self._heads.pop(stream, None)  # put back only once this append has committed
+                if known is not None and known[0] == expected_seq and records:
+                    prev_hash = known[1]  # no query: a record at expected_seq + 1 fails the insert (see above)
+                else:
+                    actual, prev_hash = _head(conn, stream)
+                    if actual != expected_seq:
+                        raise ConcurrentAppend(stream, expected_seq, actual)
                 sealed: list[Record] = []
                 for seq, new in enumerate(records, start=expected_seq + 1):
                     sealed.append(seal(stream, seq, new, prev_hash))
                     prev_hash = sealed[-1].hash
                 if sealed:
-                    conn.execute(insert(_TABLE), [_row(record) for record in sealed])
+                    conn.execute(_INSERT, [_row(record) for record in sealed])
             # Leaving the block committed; with synchronous=FULL the records are on disk now.
+            self._heads[stream] = (expected_seq + len(sealed), prev_hash)
             return sealed
         except IntegrityError as error:
             # Another writer took one of our seqs between our check and our insert (PostgreSQL, READ COMMITTED): it

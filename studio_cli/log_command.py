@@ -7,8 +7,10 @@ import argparse
 import csv
 import json
 import sys
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from studio.access import ACCESS_STREAM
 from studio.domain.audit import audit
@@ -104,6 +106,38 @@ def _head(text: str) -> Head:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+PROGRESS_AFTER = 1.0  # seconds of a stream's check before its progress bar appears
+PROGRESS_EVERY = 0.2  # seconds between redraws
+PROGRESS_WIDTH = 30
+
+
+def progress(records: Iterable[Record], total: int, label: str, out: TextIO | None = None) -> Iterator[Record]:
+    """`records`, passed through, with a progress bar on `out` (standard error) once a check has run for a second, and
+    only when `out` is a terminal: a pipe or a log file gets nothing. The bar is erased at the end."""
+    out = out or sys.stderr
+    if not out.isatty():
+        yield from records
+        return
+    started = time.monotonic()
+    redraw = started + PROGRESS_AFTER
+    shown = False
+    for count, record in enumerate(records, 1):
+        yield record
+        if count % 1024 == 0 and time.monotonic() >= redraw:
+            now = time.monotonic()
+            redraw = now + PROGRESS_EVERY
+            done = min(count / total, 1.0) if total else 1.0
+            filled = round(done * PROGRESS_WIDTH)
+            bar = "#" * filled + "-" * (PROGRESS_WIDTH - filled)
+            rate = count / (now - started)
+            out.write(f"\r{label} [{bar}] {done:4.0%} {count:,}/{total:,} records, {rate:,.0f}/s ")
+            out.flush()
+            shown = True
+    if shown:
+        out.write("\r\x1b[K")  # erase the bar: the verdict line follows on standard output
+        out.flush()
+
+
 def run_verify(args: argparse.Namespace) -> int:
     heads = [*args.expect_head, *(head for path in args.witness for head in witness_heads(path))]
     if (args.checkpoints is None) != (args.public_key is None):
@@ -119,14 +153,14 @@ def run_verify(args: argparse.Namespace) -> int:
         bad = 0
         for stream in streams:
             if stream == ACCESS_STREAM:  # not a table: its hash chain is checked, there is no game to replay
-                chain = verify_chain(store.read(stream))
+                chain = verify_chain(progress(store.read(stream), store.last_seq(stream), stream))
                 if chain.ok:
                     print(f"OK        access log {stream}: {chain.records} records, hash chain intact")
                 else:
                     bad += 1
                     print(f"TAMPERED  access log {stream}: first bad record seq {chain.first_bad_seq}: {chain.reason}")
                 continue
-            verdict = audit(store.read(stream))
+            verdict = audit(progress(store.read(stream), store.last_seq(stream), stream))
             if verdict.ok:
                 print(f"OK        table {stream}: {verdict.reason}")
             else:

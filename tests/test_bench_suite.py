@@ -328,3 +328,24 @@ def test_studio_bench_quick_runs_the_real_odds_benchmark(tmp_path: Path) -> None
     assert 0 < odds["figures"][0]["value"] < 500
     assert "| odds | exact analysis of every bet, full 8-deck shoe, median | ≤ 500 ms |" in doc.read_text()
     assert "Quick run (`--quick`)" in doc.read_text()
+
+
+def test_each_run_keeps_its_load_and_one_whose_load_moved_by_more_than_1_runs_again(
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_suite(bench, tmp_path / "bench", monkeypatch)
+    loads = iter([0.5, 0.7, 0.4, 2.0, 2.1, 1.9])  # fine: 0.4 -> 2.0 moved, run again: 2.1 -> 1.9
+    monkeypatch.setattr(bench, "load_average", lambda: next(loads))
+    crash, fine = bench.run_all(bench.BENCHMARKS, quick=False)
+    assert crash["status"] == "failed" and crash["load_average"] == {"before": 0.5, "after": 0.7}
+    assert fine["status"] == "ok"
+    assert fine["load_average"] == {
+        "before": 2.1,
+        "after": 1.9,
+        "runs": [{"before": 0.4, "after": 2.0}, {"before": 2.1, "after": 1.9}],
+    }
+    text = bench.markdown_section({"machine": {"cpu": "x", "cores": 2, "memory_gib": 1, "python": "3", "os": "y",
+                                               "load_average": [0.5]}, "commit": "c", "time_utc": "t",
+                                   "command": "run", "results_file": "r", "quick": False, "problems": [],
+                                   "benchmarks": [crash, fine]})  # fmt: skip
+    assert "crash 0.5 → 0.7; fine 2.1 → 1.9 (run twice: the load moved by more than 1)" in text

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
+import io
 import json
 import random
 import sqlite3
@@ -17,7 +19,9 @@ from studio.domain.events import encode
 from studio.domain.records import NewRecord
 from studio.domain.rules import Winner, outcome
 from studio.simulation import seeded_shoe, simulation
+from studio.store_memory import MemoryEventStore
 from studio.store_sql import SqlEventStore
+from studio_cli import log_command
 from studio_cli.main import main
 
 START = datetime(2026, 11, 29, 15, 54, 32, tzinfo=UTC)
@@ -146,6 +150,33 @@ def test_log_verify_replays_results_even_when_the_chain_is_intact(
     assert f"first bad record seq {seq + 1}" in out and "no round in play" in out
 
 
+def test_a_chain_broken_after_a_replay_fault_is_reported_as_the_broken_chain(tmp_path: Path) -> None:
+    """The audit checks the chain and replays in one pass; the chain is still checked to its end after a replay fault,
+    and a broken chain is the verdict, as when the whole chain was checked first."""
+    from studio.domain.audit import audit  # noqa: PLC0415
+
+    store = MemoryEventStore()
+    sim = simulation(store, START, table_id="T1")
+    shoe = sim.deal_shoe(seeded_shoe(8, random.Random(3)))
+    next(shoe), next(shoe)
+    last = sim.service.state.last_result
+    assert last is not None
+    fake = e.RoundCompleted(2, "T1-x", last.player, last.banker, 9, 0, Winner.PLAYER, True, False, False, False)
+    kind, data, raw = encode(fake)
+    forged = store.last_seq("T1") + 1
+    store.append("T1", [NewRecord(START, "dealer:mallory", kind, data, raw)], forged - 1)
+    store.append("T1", [NewRecord(START, "dealer:mallory", "Note", {"n": n}, None) for n in range(3)], forged)
+    records = list(store.read("T1"))
+    verdict = audit(records)
+    assert (verdict.ok, verdict.first_bad_seq, verdict.records) == (False, forged, forged - 1)
+    assert "no round in play" in verdict.reason
+    edited = dataclasses.replace(records[-2], actor="dealer:eve")
+    verdict = audit([*records[:-2], edited, records[-1]])
+    assert (verdict.ok, verdict.first_bad_seq, verdict.records) == (False, edited.seq, edited.seq - 1)
+    assert verdict.rounds == 0
+    assert verdict.reason.startswith("hash chain broken: ")
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -162,3 +193,26 @@ def test_log_errors_are_one_line(
     assert main([a.format(db=db, missing=tmp_path / "missing.db") for a in argv]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_log_verify_shows_a_progress_bar_only_on_a_terminal_and_erases_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    records = list(range(3000))
+    pipe = io.StringIO()
+    assert list(log_command.progress(iter(records), 3000, "T1", pipe)) == records  # type: ignore[arg-type]
+    assert pipe.getvalue() == ""
+    monkeypatch.setattr(log_command, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(log_command, "PROGRESS_EVERY", 0.0)
+    terminal = _Terminal()
+    assert list(log_command.progress(iter(records), 3000, "T1", terminal)) == records  # type: ignore[arg-type]
+    shown = terminal.getvalue()
+    assert "\rT1 [" in shown and "1,024/3,000 records" in shown and "2,048/3,000" in shown
+    assert shown.endswith("\r\x1b[K")
+    quick = _Terminal()  # under a second: no bar at all
+    monkeypatch.setattr(log_command, "PROGRESS_AFTER", 60.0)
+    assert list(log_command.progress(iter(records), 3000, "T1", quick)) == records  # type: ignore[arg-type]
+    assert quick.getvalue() == ""

@@ -279,6 +279,22 @@ def test_two_writers_racing_at_the_same_seq_exactly_one_wins(backend: Backend) -
     assert verify_chain(first.read("table-1")).ok
 
 
+def test_a_writer_behind_another_writers_append_gets_concurrent_append_then_continues_the_chain(
+    backend: Backend,
+) -> None:
+    # A SQL store keeps the head it committed last and skips reading it: the other writer's record must still stop it.
+    first, second = backend.open(), backend.open()
+    first.append("table-1", batch(2), expected_seq=0)
+    second.append("table-1", batch(1, start=2), expected_seq=2)
+    with pytest.raises(ConcurrentAppend) as raised:
+        first.append("table-1", batch(1, start=3), expected_seq=2)
+    assert (raised.value.expected, raised.value.actual) == (2, 3)
+    first.append("table-1", batch(2, start=3), expected_seq=3)
+    second.append("table-1", batch(1, start=5), expected_seq=5)
+    assert [r.seq for r in second.read("table-1")] == [1, 2, 3, 4, 5, 6]
+    assert verify_chain(first.read("table-1")).ok
+
+
 def test_both_stores_seal_identically(tmp_path: Path) -> None:
     memory = MemoryEventStore()
     with SqlEventStore(sqlite_url(tmp_path)) as sql:

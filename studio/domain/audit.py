@@ -10,11 +10,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from studio.domain import events as e
-from studio.domain.chain import verify_chain
+from studio.domain.chain import chain_fault
 from studio.domain.errors import InvalidDeal, StudioError
 from studio.domain.procedure import TableState, evolve
 from studio.domain.procedure_config import ProcedureConfig
-from studio.domain.records import Record
+from studio.domain.records import GENESIS_HASH, Record
 from studio.domain.rules import outcome
 
 
@@ -54,15 +54,27 @@ def _replay_fault(state: TableState, event: e.Event) -> str | None:
 
 
 def audit(records: Iterable[Record], config: ProcedureConfig | None = None) -> AuditVerdict:
-    """Verify one stream's records: chain first, then replay. Stops at the first bad record."""
-    records = list(records)
-    stream = records[0].stream if records else ""
-    chain = verify_chain(records)
-    if not chain.ok:
-        return AuditVerdict(stream, False, chain.records, 0, chain.first_bad_seq, f"hash chain broken: {chain.reason}")
-    state = TableState(stream, config or ProcedureConfig())
-    rounds = 0
+    """Verify one stream's records: the hash chain, then the replay. Stops replaying at the first bad record.
+
+    One pass, holding one record at a time (a table-year is millions of records): each record's link and hash are
+    checked, then it is replayed. The verdict is the same as checking the whole chain first: a broken chain anywhere
+    is reported as such, even after a replay fault, so the chain is checked to the end once the replay has stopped.
+    """
+    stream: str | None = None
+    state = TableState("", config or ProcedureConfig())
+    prev_seq, prev_hash, count, rounds = 0, GENESIS_HASH, 0, 0
+    replay_fault: AuditVerdict | None = None
     for record in records:
+        if stream is None:
+            stream = record.stream
+            state = TableState(stream, config or ProcedureConfig())
+        broken = chain_fault(record, stream, prev_seq, prev_hash)
+        if broken is not None:
+            return AuditVerdict(stream, False, count, 0, record.seq, f"hash chain broken: {broken}")
+        prev_seq, prev_hash = record.seq, record.hash
+        count += 1
+        if replay_fault is not None:
+            continue
         try:
             event = e.decode(record.kind, record.data, record.raw)
             fault = _replay_fault(state, event)
@@ -71,8 +83,11 @@ def audit(records: Iterable[Record], config: ProcedureConfig | None = None) -> A
         except (StudioError, AssertionError, TypeError, KeyError, AttributeError) as error:
             fault = f"the engine cannot replay it: {error or type(error).__name__}"
         if fault is not None:
-            return AuditVerdict(
+            replay_fault = AuditVerdict(
                 stream, False, record.seq - 1, rounds, record.seq, f"seq {record.seq} ({record.kind}): {fault}"
             )
+            continue
         rounds += isinstance(event, e.RoundCompleted)
-    return AuditVerdict(stream, True, len(records), rounds, None, f"{len(records)} records, {rounds} results confirmed")
+    if replay_fault is not None:
+        return replay_fault
+    return AuditVerdict(stream or "", True, count, rounds, None, f"{count} records, {rounds} results confirmed")

@@ -190,7 +190,7 @@ def verify_chain(records: Iterable[Record]) -> ChainVerdict:
     for record in records:
         if stream is None:
             stream = record.stream
-        reason = _fault(record, stream, prev_seq, prev_hash)
+        reason = chain_fault(record, stream, prev_seq, prev_hash)
         if reason is not None:
             return ChainVerdict(ok=False, records=count, first_bad_seq=record.seq, reason=reason)
         prev_seq, prev_hash = record.seq, record.hash
@@ -198,8 +198,9 @@ def verify_chain(records: Iterable[Record]) -> ChainVerdict:
     return ChainVerdict(ok=True, records=count, first_bad_seq=None, reason=f"{count} record(s) verified")
 
 
-def _fault(record: Record, stream: str, prev_seq: int, prev_hash: str) -> str | None:
-    """Why `record` cannot follow the record (`prev_seq`, `prev_hash`) of `stream`, or None if it can."""
+def chain_fault(record: Record, stream: str, prev_seq: int, prev_hash: str) -> str | None:
+    """Why `record` cannot follow the record (`prev_seq`, `prev_hash`) of `stream` (0 and `GENESIS_HASH` before the
+    first record), or None if it can: `verify_chain`'s check of one record."""
     seq = record.seq
     if record.stream != stream:
         return f"seq {seq} belongs to stream {record.stream!r}, not {stream!r}"
