@@ -93,18 +93,23 @@ function openRound(round, closesInMs) {
 
 function showRoads(roads) {
   if (!roads) return;
-  // Seed 004's list: B for the banker, J for the player, a dash for a tie, in the winner's column; a new column at
-  // each change of winner (the big road's logical columns).
+  // Seed 004's list: B for the banker, J for the player, a dash for a tie, in the order played; a new column at each
+  // change of winner, ties in the column where they fell (a tie before any winner starts the first column).
   const results = $("results-list");
-  const columns = roads.big_road || [];
-  results.replaceChildren(...columns.map((column) => {
+  const listed = [];
+  let current = null;
+  for (const result of roads.bead_plate || "") {
+    if (result !== "T" && current !== null && result !== current) listed.push([]);
+    if (!listed.length) listed.push([]);
+    if (result !== "T") current = result;
+    listed[listed.length - 1].push(result);
+  }
+  results.replaceChildren(...listed.map((column) => {
     const col = el("div", "col");
-    for (const [winner, ties] of column) {
-      col.append(mark(winner));
-      for (let i = 0; i < ties; i += 1) col.append(mark("T"));
-    }
+    col.append(...column.map(mark));
     return col;
   }));
+  const columns = roads.big_road || [];
   results.scrollLeft = results.scrollWidth;
   const big = $("big-road");
   big.replaceChildren(...columns.map((column) => {
