@@ -38,7 +38,8 @@ cut_card_from_back = 380
 
 def start(folder: Path, port: int) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "studio_cli.main", "run", "--port", str(port), "--database",
-               str(folder / "studio.db"), "--table", str(folder / "t1.toml"), "--auto-deal", "0.02"]  # fmt: skip
+               str(folder / "studio.db"), "--table", str(folder / "t1.toml"), "--auto-deal", "0.02",
+               "--demo-port", str(_free_port())]  # fmt: skip  # never the 8001 a studio on this machine may hold
     with (folder / "server.log").open("ab") as log:  # the child keeps its own copy of the file
         return subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ))
 

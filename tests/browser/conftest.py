@@ -54,26 +54,28 @@ def studio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StudioSe
 
 @contextlib.contextmanager
 def running_studio(folder: Path, table_file: Path) -> Iterator[StudioServer]:
-    """`studio run` on a free port with `folder/studio.db` and `table_file`, until the block ends."""
-    port = _free_port()
+    """`studio run` on a free port with `folder/studio.db` and `table_file`, until the block ends; in demo mode, so
+    with the demo game server too, on a free port of its own (never the 8001 a studio on this machine may hold)."""
+    port, demo_port = _free_port(), _free_port()
     log = folder / "server.log"
-    command = [sys.executable, "-m", "studio_cli.main", "run", "--port", str(port),
+    command = [sys.executable, "-m", "studio_cli.main", "run", "--port", str(port), "--demo-port", str(demo_port),
                "--database", str(folder / "studio.db"), "--table", str(table_file)]  # fmt: skip
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ))
-    url = f"http://127.0.0.1:{port}"
+    url, demo_url = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{demo_port}"
     try:
         deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the studio server exited with {process.returncode}:\n{_log_tail(log)}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/static/index.html", timeout=1) as answer:
-                if answer.status == 200:
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"the studio server did not answer within 30 s:\n{_log_tail(log)}")
-            time.sleep(0.1)
-        yield StudioServer(url, log)
+        for ready in (f"{url}/static/index.html", f"{demo_url}/api/players"):
+            while True:
+                if process.poll() is not None:
+                    pytest.fail(f"the studio server exited with {process.returncode}:\n{_log_tail(log)}")
+                with contextlib.suppress(OSError), urllib.request.urlopen(ready, timeout=1) as answer:
+                    if answer.status == 200:
+                        break
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the studio server did not answer within 30 s:\n{_log_tail(log)}")
+                time.sleep(0.1)
+        yield StudioServer(url, log, demo_url=demo_url)
     finally:
         process.terminate()
         try:

@@ -40,6 +40,7 @@ _js_errors: dict[int, list[str]] = {}  # per page (by id), the JavaScript errors
 class StudioServer:
     url: str
     log: Path
+    demo_url: str = ""  # the demo game server beside it (its player page)
     shared: dict[str, Any] = field(default_factory=dict)  # what one test leaves for the next (a voided game id)
 
 

@@ -5,13 +5,7 @@ the page at 1280x720 and 390x844 without horizontal scrolling (screenshots kept 
 
 from __future__ import annotations
 
-import contextlib
-import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +13,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.api_client import ApiClient
-from tests.browser.support import REPO, StudioServer, assert_no_js_errors, screenshot, sign_in
+from tests.browser.conftest import running_studio
+from tests.browser.support import StudioServer, assert_no_js_errors, screenshot, sign_in
 from tests.browser.test_shoe_procedure_pages import bring_to_ready
 
 pytestmark = pytest.mark.slow
@@ -40,42 +35,13 @@ START = 500_000  # the demo's starting balance, minor units
 NO_SCROLL_X = "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[StudioServer, str]]:
     """`studio run` in demo mode with the demo game server on a second free port; T1 with seats and a player bank."""
     folder = tmp_path_factory.mktemp("demo")
     (folder / "t1.toml").write_text(TABLE)
-    port, demo_port = _free_port(), _free_port()
-    log = folder / "server.log"
-    command = [sys.executable, "-m", "studio_cli.main", "run", "--port", str(port), "--demo-port", str(demo_port),
-               "--database", str(folder / "studio.db"), "--table", str(folder / "t1.toml")]  # fmt: skip
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ))
-    try:
-        deadline = time.monotonic() + 30
-        for url in (f"http://127.0.0.1:{port}/static/index.html", f"http://127.0.0.1:{demo_port}/api/players"):
-            while True:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the studio did not start:\n{log.read_text(errors='replace')[-4000:]}")
-                with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=1) as answer:
-                    if answer.status == 200:
-                        break
-                time.sleep(0.1)
-        yield StudioServer(f"http://127.0.0.1:{port}", log), f"http://127.0.0.1:{demo_port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with running_studio(folder, folder / "t1.toml") as server:
+        yield server, server.demo_url
 
 
 def player_page(context: Any, demo_url: str, player: str) -> Page:

@@ -19,7 +19,7 @@ from websockets.asyncio.client import connect
 from studio.clock import SystemClock
 from studio.users import UserStore
 from tests.api_client import ApiClient
-from tests.scaleout.support import STUDIO, TABLE_TOML, Process, step
+from tests.scaleout.support import STUDIO, TABLE_TOML, Process, free_port, step
 from tests.services import RedisServer
 
 SUBSCRIBERS_PER_FEED_SERVER = 10
@@ -89,8 +89,8 @@ def test_every_subscriber_gets_every_message_once_through_a_redis_restart_and_a_
     users = UserStore(postgres_url, SystemClock())
     key = users.add_api_key("gs1")
     users.close()
-    studio = Process("studio", ["run", "--database", postgres_url, "--redis", redis.url, "--table", str(table)],
-                     tmp_path)  # fmt: skip
+    studio = Process("studio", ["run", "--database", postgres_url, "--redis", redis.url, "--table", str(table),
+                                "--demo-port", str(free_port())], tmp_path)  # fmt: skip
     feeds = [Process(f"feed{n}", ["feed", "--database", postgres_url, "--redis", redis.url], tmp_path) for n in (1, 2)]
     subscribers: Subscribers | None = None
     try:

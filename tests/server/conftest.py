@@ -73,14 +73,19 @@ def clock() -> ManualClock:
     return ManualClock(T0)
 
 
-@pytest.fixture
-def app(tmp_path: Path, clock: ManualClock) -> FastAPI:
+def studio_app(folder: Path, clock: ManualClock, *tables: str) -> FastAPI:
+    """A demo-mode studio on `folder/s.db` with these tables (each a TOML text, written as t1.toml, t2.toml...)."""
     files = []
-    for name, text in (("t1.toml", T1), ("t2.toml", T2)):
-        path = tmp_path / name
+    for number, text in enumerate(tables, start=1):
+        path = folder / f"t{number}.toml"
         path.write_text(text)
         files.append(path)
-    return create_app(StudioSettings(database=str(tmp_path / "s.db"), demo=True, table_files=tuple(files)), clock)
+    return create_app(StudioSettings(database=str(folder / "s.db"), demo=True, table_files=tuple(files)), clock)
+
+
+@pytest.fixture
+def app(tmp_path: Path, clock: ManualClock) -> FastAPI:
+    return studio_app(tmp_path, clock, T1, T2)
 
 
 @pytest.fixture

@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from dealer_ui.app import create_app
-from dealer_ui.runtime import Studio, StudioSettings
+from dealer_ui.runtime import Studio
 from studio.clock import ManualClock
 from studio.domain.roles import Role
-from tests.server.conftest import NATURAL, T1, Desk, session_for
+from tests.server.conftest import NATURAL, T1, Desk, session_for, studio_app
 
 PIN = "73519264"
 
@@ -126,9 +125,7 @@ def test_the_week_turns_on_friday_at_five_utc(betting: Desk, client: TestClient,
 
 @pytest.fixture
 def capped(tmp_path: Path, clock: ManualClock) -> Iterator[tuple[TestClient, Studio]]:
-    table = tmp_path / "t1.toml"
-    table.write_text(T1.replace('id = "T1"', 'id = "T1"\nover_maximum = "cap"'))
-    app = create_app(StudioSettings(database=str(tmp_path / "s.db"), demo=True, table_files=(table,)), clock)
+    app = studio_app(tmp_path, clock, T1.replace('id = "T1"', 'id = "T1"\nover_maximum = "cap"'))
     with TestClient(app) as client:
         yield client, app.state.studio
 

@@ -14,12 +14,11 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from dealer_ui.app import create_app
-from dealer_ui.runtime import Studio, StudioSettings
+from dealer_ui.runtime import Studio
 from studio.clock import ManualClock
 from studio.domain.audit import audit
 from studio.table_service import TableService
-from tests.server.conftest import NATURAL, T1, T2, Desk, sign_in
+from tests.server.conftest import NATURAL, T1, T2, Desk, sign_in, studio_app
 from tests.server.test_feed import messages
 
 SEATED_T1 = T1.replace('id = "T1"\n', 'id = "T1"\nseats = 5\n')
@@ -28,12 +27,7 @@ SEATED_T1 = T1.replace('id = "T1"\n', 'id = "T1"\nseats = 5\n')
 @pytest.fixture
 def app(tmp_path: Path, clock: ManualClock) -> FastAPI:
     """T1 with five seats (and T2 without), otherwise the tables of the other server tests."""
-    files = []
-    for name, text in (("t1.toml", SEATED_T1), ("t2.toml", T2)):
-        path = tmp_path / name
-        path.write_text(text)
-        files.append(path)
-    return create_app(StudioSettings(database=str(tmp_path / "s.db"), demo=True, table_files=tuple(files)), clock)
+    return studio_app(tmp_path, clock, SEATED_T1, T2)
 
 
 @pytest.fixture

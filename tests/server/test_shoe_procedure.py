@@ -12,14 +12,12 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from dealer_ui.app import create_app
-from dealer_ui.runtime import StudioSettings
 from dealer_ui.table_log import describe
 from studio.clock import ManualClock
 from studio.domain.events import ShoeEndReason, decode
 from studio.domain.records import Record
 from studio.table_service import TableService
-from tests.server.conftest import NATURAL, Desk
+from tests.server.conftest import NATURAL, Desk, studio_app
 
 INSPECTING = """\
 [table]
@@ -59,12 +57,7 @@ driver = "memory"
 @pytest.fixture
 def app(tmp_path: Path, clock: ManualClock) -> FastAPI:
     """T1 inspects its decks and allows an early shuffle (the default); T2 does neither."""
-    files = []
-    for name, text in (("t1.toml", INSPECTING), ("t2.toml", NEITHER)):
-        path = tmp_path / name
-        path.write_text(text)
-        files.append(path)
-    return create_app(StudioSettings(database=str(tmp_path / "s.db"), demo=True, table_files=tuple(files)), clock)
+    return studio_app(tmp_path, clock, INSPECTING, NEITHER)
 
 
 def view(desk: Desk) -> dict[str, Any]:
