@@ -1,10 +1,9 @@
 """The shipped reader (drivers/camera/reader.py): every card of a real deck without enrollment, at an angle,
 overlapping, on pale tables; an enrolled deck confirming it; bad frames.
 
-The scenes are rendered from the real top-down webcam photos of shared/data/cards/webcam-9-to-ace, which the
-shipped network never saw, and the real roboflow webcam scenes of the held-out split. (split.csv now puts that
-data set's `images/train` in the training set, for the synthetic scenes of `training/compose.py`: a network trained
-with them must be tested on `card_images(REAL_DATA, "test/cam_image")` only, as bench/camera_bench.py does.)"""
+The scenes are rendered from the held-out top-down webcam photos of shared/data/cards/webcam-9-to-ace
+(`images/test`: the shipped network was trained on synthetic scenes of `images/train`, never on these), and the
+real roboflow webcam scenes of the held-out split (`split.csv`)."""
 
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ def reader() -> IndexReader:
 
 @pytest.fixture(scope="module")
 def cards() -> list[tuple[str, np.ndarray]]:
-    found = card_images(REAL_DATA)
+    found = card_images(REAL_DATA, "test/cam_image")  # held out: the network was trained on images/train
     if not found:
         pytest.fail(f"the real card photographs are missing under {REAL_DATA}")
     return found
@@ -69,7 +68,7 @@ def test_cards_on_felt_seen_from_above_are_read_at_any_turn(
     scenes = [studio_scene(cards, (1280, 720), seed, 0) for seed in range(3)]
     total, right, found, wrong = read_scenes(reader, scenes)
     assert wrong == 0
-    assert found >= 6 and right >= 4, f"{right} sure, {found} in all of {total}"
+    assert found >= 8 and right >= 7, f"{right} sure, {found} in all of {total}"
 
 
 @pytest.mark.parametrize("cloth", [(235, 235, 235), (150, 200, 225)], ids=["white", "pale-wood"])
@@ -97,7 +96,7 @@ def test_ranks_2_to_8_are_read_without_enrollment_in_held_out_real_scenes(reader
     webcam scenes of the held-out split (never trained on)."""
     labelled, right, found, _ = ranks_2_to_8(reader)
     assert labelled > 30
-    assert right >= 7 and found >= 18, f"{right} sure, {found} in all of {labelled} index labels"
+    assert right >= 11 and found >= 20, f"{right} sure, {found} in all of {labelled} index labels"
 
 
 def ranks_2_to_8(reader: IndexReader) -> tuple[int, int, int, int]:

@@ -15,9 +15,11 @@ import pytest
 from drivers.camera.detect import Zone
 from drivers.camera.frames import StreamFailed
 from drivers.camera.source import CameraSource
+from drivers.camera.templates import Templates
 from studio.clock import ManualClock
 from studio.domain.reads import DeviceReport, ReportKind
 from studio.sources import SourceDisconnected, SourceState, SourceUnavailable
+from tests.camera.conftest import REAL_DATA
 from tests.camera.render import Placed, degrade, felt, table
 
 START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
@@ -87,14 +89,19 @@ def test_a_card_is_reported_once_stable_with_its_crop_and_time(synthetic_templat
     assert source.frames_read == 6 and source.bad_frames == 0
 
 
-def test_cards_are_read_in_their_zones_only(synthetic_templates: Path, tmp_path: Path) -> None:
-    scene, placed = table(["QH", "9S", "KD"], seed=5)
-    player, banker = placed[0], placed[1]
-    zones = [zone_around(player, "player"), zone_around(banker, "banker")]
-    source = CameraSource("camera", write_frames(tmp_path / "f", still(scene, 3)), templates=synthetic_templates,
-                          zones=zones, evidence_dir=tmp_path / "e")  # fmt: skip
+def test_cards_are_read_in_their_zones_only(real_templates: Templates, tmp_path: Path) -> None:
+    """A real held-out photo of four cards (webcam-9-to-ace `images/test`), zones around two of them: only those two
+    are reported, read with the deck's templates and the shipped network."""
+    photo = cv2.imread(str(REAL_DATA / "images" / "test" / "cam_image45.jpg"))
+    assert photo is not None
+    boxes = {"AH": (150, 174, 358, 434), "9D": (562, 145, 733, 387)}  # from labels_rank_suit.csv
+    zones = [Zone(name, (x0 - 12, y0 - 12, x1 - x0 + 24, y1 - y0 + 24))
+             for name, (x0, y0, x1, y1) in zip(("player", "banker"), boxes.values(), strict=True)]  # fmt: skip
+    templates = real_templates.save(tmp_path / "deck.npz")
+    source = CameraSource("camera", write_frames(tmp_path / "f", still(photo, 5)), templates=templates, zones=zones,
+                          evidence_dir=tmp_path / "e")  # fmt: skip
     reports, _, _ = collect(source)
-    assert sorted(r.card.code for r in reports if r.card) == sorted([player.code, banker.code])
+    assert sorted(r.card.code for r in reports if r.card) == sorted(boxes)
     assert [r.device_seq for r in reports] == [1, 2]
 
 
