@@ -4,7 +4,11 @@ Run as `.venv/bin/python bench/engine_bench.py [--shoes 20]`; prints one JSON ob
 `--shoes N`) are dealt by a scripted dealer (shuffle, cut, burn 6, open and close betting, draw until the engine says
 the round is complete):
 
-- `engine`: the pure core, `decide` + `encode` (the logged form of each event) + `evolve`. Target: >= 5,000 rounds/s.
+- `engine`: the pure core, `decide` + `encode` (the logged form of each event) + `evolve`. Target: >= 25,000 rounds/s.
+  `pybaccarat`: PyBaccarat's bare game loop (`bench/pybaccarat_reference.py`, the `bench` extra) on the same shoes,
+  which validates nothing and logs nothing, and `times_engine`, how many times the engine's rate it deals. The two are
+  run alternately, 3 times each (`--runs`), and each figure is the best of its runs: the one least disturbed by other
+  work on the machine. Without the extra, the reference is reported as unavailable, with the reason.
 - `service_with_log`: the same shoes through `TableService` with the in-memory event store, so every event is also
   sealed into the hash chain (canonical JSON + SHA-256) and appended, as in production, minus the disk.
 - `replay`: those events copied into a SQLite file (one transaction), then the table rebuilt from it as at start-up
@@ -22,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -42,39 +47,69 @@ from studio.store_memory import MemoryEventStore
 from studio.store_sql import SqlEventStore
 from studio.table_service import TableService
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pybaccarat_reference  # beside this script
+
 SHOES = 20
-TARGET_ROUNDS_PER_SECOND = 5_000
+RUNS = 3
+TARGET_ROUNDS_PER_SECOND = 25_000
 DEALER = Actor(Role.DEALER, "bench")  # as the server and the supervisor make them, not parsed from text
 SHOE = Actor(Machine.DEVICE, "bench-shoe")
 
 
+# The dealer's commands: values, made once.
+SHUFFLE, CUT = c.ConfirmShuffle(DEALER), c.PlaceCutCard(DEALER)
+OPEN, CLOSE = c.OpenBetting(DEALER), c.CloseBetting(DEALER)
+CUT_CARD_OUT = c.ReportCutCard(SHOE, "shoe")
+BETTING_TIME = timedelta(seconds=20)
+
+
 def engine(shoes: list[list[Card]]) -> tuple[int, int, float]:
-    """Deal with decide/encode/evolve alone; return rounds, events and seconds."""
+    """Deal with decide/encode/evolve alone; return rounds, events and seconds. Each card's command (the read a
+    device hands over) is made before the clock starts, as PyBaccarat's shoe is; the dealer's as the table calls for
+    them: shuffle, cut, open and close betting, the cut card reported as it comes out."""
+    draws = [[c.DrawCard(SHOE, c.CardRead(card, "bench-shoe", position + 1)) for position, card in enumerate(cards)]
+             for cards in shoes]  # fmt: skip
     state = TableState("BENCH")
     now = datetime(2026, 1, 1, tzinfo=UTC)
     rounds = events = 0
+
+    def apply(state: TableState, command: c.Command) -> tuple[TableState, int]:
+        decided = decide(state, command, now)
+        for event in decided:
+            encode(event)
+            state = evolve(state, event)
+        return state, len(decided)
+
     start = time.perf_counter()
-    for cards in shoes:
+    for shoe in draws:
+        for command in (SHUFFLE, CUT):
+            state, count = apply(state, command)
+            events += count
         position = 0
-        commands: list[c.Command] = [c.ConfirmShuffle(DEALER), c.PlaceCutCard(DEALER)]
-        while commands or state.phase is not Phase.AWAITING_SHUFFLE:
-            if not commands:
-                if state.phase is Phase.READY:
-                    now += timedelta(seconds=20)
-                    commands = [c.OpenBetting(DEALER)]
-                elif state.phase is Phase.BETTING_OPEN:
-                    now += timedelta(seconds=20)
-                    commands = [c.CloseBetting(DEALER)]
-                    rounds += 1
-                else:
-                    if position == state.cut_position:
-                        commands.append(c.ReportCutCard(SHOE, "shoe"))
-                    commands.append(c.DrawCard(SHOE, c.CardRead(cards[position], "bench-shoe", position + 1)))
-                    position += 1
-            for event in decide(state, commands.pop(0), now):
+        while True:
+            phase = state.phase
+            if phase is Phase.DEALING or phase is Phase.BURNING:
+                if position == state.cut_position:
+                    state, count = apply(state, CUT_CARD_OUT)
+                    events += count
+                command = shoe[position]
+                position += 1
+            elif phase is Phase.READY:
+                now += BETTING_TIME
+                command = OPEN
+            elif phase is Phase.BETTING_OPEN:
+                now += BETTING_TIME
+                command = CLOSE
+                rounds += 1
+            else:
+                assert phase is Phase.AWAITING_SHUFFLE, f"the bench's dealer does not expect {phase}"
+                break  # the shoe has ended
+            decided = decide(state, command, now)  # as `apply`, written out for the commands of every round
+            for event in decided:
                 encode(event)
                 state = evolve(state, event)
-                events += 1
+            events += len(decided)
     return rounds, events, time.perf_counter() - start
 
 
@@ -133,6 +168,34 @@ def card_latency(cards: list[Card]) -> dict[str, Any]:
             "p99_over_fsync_p99": round(p99 / floor_p99, 2)}  # fmt: skip
 
 
+def against_pybaccarat(shoes: list[list[Card]], runs: int) -> tuple[dict[str, float], dict[str, Any]]:
+    """The engine and PyBaccarat's bare loop on the same shoes, alternately, `runs` times each: the best run of each."""
+    try:
+        pybaccarat_reference.game_module()
+        reference: str | None = None
+    except ImportError as error:
+        reference = str(error)
+    best_engine: tuple[int, int, float] | None = None
+    best_pybaccarat: tuple[int, float] | None = None
+    for _ in range(runs):
+        measured = engine(shoes)
+        if best_engine is None or measured[2] < best_engine[2]:
+            best_engine = measured
+        if reference is None:
+            dealt = pybaccarat_reference.game_loop(shoes)
+            if best_pybaccarat is None or dealt[1] < best_pybaccarat[1]:
+                best_pybaccarat = dealt
+    assert best_engine is not None
+    ours = figures(*best_engine)
+    if best_pybaccarat is None:
+        return ours, {"available": False, "reason": reference, "rounds_per_second": None, "times_engine": None}
+    rounds, seconds = best_pybaccarat
+    rate = rounds / seconds
+    return ours, {"available": True, "version": pybaccarat_reference.version(), "rounds": rounds,
+                  "seconds": round(seconds, 4), "rounds_per_second": round(rate),
+                  "times_engine": round(rate / ours["rounds_per_second"], 1)}  # fmt: skip
+
+
 def figures(rounds: int, events: int, seconds: float) -> dict[str, float]:
     return {"rounds": rounds, "events": events, "seconds": round(seconds, 3),
             "rounds_per_second": round(rounds / seconds), "events_per_second": round(events / seconds)}  # fmt: skip
@@ -141,16 +204,20 @@ def figures(rounds: int, events: int, seconds: float) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--shoes", type=int, default=SHOES, help=f"seeded 8-deck shoes dealt (default: {SHOES})")
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"runs of the engine and of the reference, alternately, "
+                                                               f"the best kept (default: {RUNS})")  # fmt: skip
     args = parser.parse_args()
-    if args.shoes < 1:
-        parser.error("--shoes: at least 1")
+    if args.shoes < 1 or args.runs < 1:
+        parser.error("--shoes and --runs: at least 1")
     rng = random.Random(7)
     shoes = [seeded_shoe(8, rng) for _ in range(args.shoes)]
     engine(shoes[:2])  # warm up
     memory = MemoryEventStore()
+    ours, reference = against_pybaccarat(shoes, args.runs)
     report = {
         "shoes": args.shoes,
-        "engine": figures(*engine(shoes)),
+        "engine": ours,
+        "pybaccarat": reference,
         "service_with_log": figures(*service_with_log(shoes, memory)),
         "replay": replay(memory),
         "card_to_durable_ms": card_latency(shoes[0]),

@@ -5,6 +5,10 @@ and for depleted shoes.
 Run as `.venv/bin/python bench/odds_bench.py [--repeats 15] [--shoes 8]`; prints one JSON object (milliseconds). Each
 figure is the best and the median of several repeats on the same shoe; the depleted figures pool the repeats over
 several seeded-random shoes (8 decks minus 60 cards each).
+
+`pybaccarat`: PyBaccarat's odds calculator (`ComputeBaccaratOdds(8)`, the `bench` extra) on the full 8-deck shoe in
+the same run, and how many times the time of `analyse` it takes; reported as unavailable, with the reason, when the
+installed PyBaccarat has none (the release that installs on Linux, 0.12, has none: `bench/pybaccarat_reference.py`).
 """
 
 from __future__ import annotations
@@ -14,13 +18,19 @@ import json
 import platform
 import random
 import statistics
+import sys
 import time
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
 from studio.domain.analysis import analyse
 from studio.domain.cards import Card, remove_cards, shoe_composition
 from studio.domain.paytable import PayTable
 from studio.settings import load_pay_table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pybaccarat_reference  # beside this script
 
 FULL_TARGET_MS = 500.0
 DEPLETED_TARGET_MS = 50.0
@@ -38,6 +48,21 @@ def time_kernel(shoe: Counter[Card], pay_table: PayTable, repeats: int) -> list[
         analyse(shoe, pay_table)
         timings.append((time.perf_counter() - start) * 1000.0)
     return timings
+
+
+def pybaccarat_odds(repeats: int, ours_ms: float) -> dict[str, Any]:
+    """PyBaccarat's odds calculator on a full 8-deck shoe (it computes as it is made), best of `repeats` runs."""
+    try:
+        calculator = pybaccarat_reference.odds_calculator()
+    except ImportError as error:
+        return {"available": False, "reason": str(error), "full_8_decks_ms": None, "times_studio": None}
+    timings = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        calculator(8)
+        timings.append((time.perf_counter() - start) * 1000.0)
+    return {"available": True, "version": pybaccarat_reference.version(), "full_8_decks_ms": round(min(timings), 3),
+            "times_studio": round(min(timings) / ours_ms, 1)}  # fmt: skip
 
 
 def main() -> None:
@@ -79,6 +104,7 @@ def main() -> None:
             "worst_shoe_best": round(max(per_shoe_best), 3),
             "target": DEPLETED_TARGET_MS,
         },
+        "pybaccarat": pybaccarat_odds(min(args.repeats, 3), min(full_ms)),
         "within_targets": statistics.median(full_ms) < FULL_TARGET_MS
         and statistics.median(depleted_ms) < DEPLETED_TARGET_MS,
     }

@@ -83,7 +83,7 @@ def create_app(settings: StudioSettings, clock: Clock | None = None) -> FastAPI:
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(access_routes.router)  # the access log, unlocking accounts
-    app.add_middleware(BodyLimit)  # 413 for a body over 64 KB, before anything parses it
+    app.add_middleware(BodyLimit)  # 413 for a body over 64 KB (a batch of bets: 256 KB), before anything parses it
     app.add_middleware(SecurityHeaders)  # CSP, nosniff, no-referrer on every answer, the 413s included
 
     @app.exception_handler(StoreError)

@@ -31,6 +31,7 @@ from drivers.simulator.pty_device import PtyDevice
 from drivers.simulator.shoe_sim import ShoeSimulator
 from drivers.smart_shoe.source import SmartShoeSource
 from studio.access import AccessPolicy
+from studio.bet_batches import BetBatches
 from studio.betting import BettingService
 from studio.chat_store import ChatStore
 from studio.clock import SystemClock
@@ -162,6 +163,10 @@ class TableRuntime:
     writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="table"))
     version: int = 0
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    bets: BetBatches = field(init=False)  # the table's bet requests, placed in groups on its writer
+
+    def __post_init__(self) -> None:
+        self.bets = BetBatches(self.betting, lambda: self.service.state, self.writer)
 
     @property
     def table_id(self) -> str:
@@ -353,6 +358,8 @@ class Studio:
 
     def _write(self, runtime: TableRuntime, command: c.Command) -> tuple[list[Logged], list[bool]]:
         """The command's writes: the log, then the settlement of a round it closed (safe on any one thread)."""
+        if isinstance(command, c.CloseBetting):
+            runtime.bets.flush()  # the bets that arrived before "no more bets" are placed (or refused) before it
         with self.publisher.settling_first():  # the feed tells a result once its bets are settled
             logged = runtime.service.handle(self._with_bettors(runtime, command))
             return logged, self._settle(runtime, logged)

@@ -25,7 +25,7 @@ Rules held here:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -42,9 +42,22 @@ from studio.domain.rules import Outcome, outcome
 from studio.domain.seats import bet_refusal
 from studio.domain.settlement import Void, expand_shortcut, settle
 from studio.ports import Clock
-from studio.wallets import BankAgainst, BankCannotCover, PlacedBet, WalletError, WalletStore, owners_of
+from studio.wallets import BankAgainst, BankCannotCover, PlacedBet, Placement, WalletError, WalletStore, owners_of
 
 LATE = "betting is closed: bets are committed before the first card is drawn"
+
+
+@dataclass(frozen=True, slots=True)
+class BetRequest:
+    """A game server's request for a bet (or a 2 Way / 3 Way shortcut) of one of its players. `arrived`: when it
+    reached the studio, if it waits to be placed (a group commit); None: placed now."""
+
+    game_server: str
+    player_id: str
+    bet_id: str
+    bet_type: str
+    stake: int
+    arrived: datetime | None = None
 
 
 class BettingClosed(BetRejected):
@@ -68,8 +81,11 @@ class BettingService:
     bank_min_points: int = 0  # the credit points a player needs to take the bank (seed 001: 50)
     approval_seconds: int = APPROVAL_SECONDS  # the banker's time to approve a round (seed 001: 35)
 
-    def _open_round(self, state: TableState, player_id: str | None = None) -> str:
-        if state.phase is not Phase.BETTING_OPEN or state.round is None or self.clock.now() >= state.round.closes_at:
+    def _open_round(self, state: TableState, player_id: str | None = None, arrived: datetime | None = None) -> str:
+        """The round taking bets (`BettingClosed` if none is), checked for the player. `arrived`: when a request
+        waiting for a group commit reached the studio (the timer is checked at that instant; the phase now)."""
+        now = self.clock.now() if arrived is None else arrived
+        if state.phase is not Phase.BETTING_OPEN or state.round is None or now >= state.round.closes_at:
             raise BettingClosed
         game_id = state.round.game_id
         unseated = None if player_id is None else bet_refusal(state, player_id)  # at a table with seats (seed 004)
@@ -180,13 +196,13 @@ class BettingService:
         try:
             return self.wallets.place_all(bets, self._against(bets[0].game_id), self.limits, repeat, cap)
         except BankCannotCover as short:
-            money = self.limits.money
-            raise BetRejected(
-                short.bet_type,
-                short.stake,
-                f"the bank cannot cover this bet: it holds {money(short.balance)}, "
-                f"and paying every bet of this round at worst would need {money(short.needed)}",
-            ) from None
+            raise self._uncovered(short) from None
+
+    def _uncovered(self, short: BankCannotCover) -> BetRejected:
+        money = self.limits.money
+        return BetRejected(short.bet_type, short.stake, f"the bank cannot cover this bet: it holds "
+                           f"{money(short.balance)}, and paying every bet of this round at worst would need "
+                           f"{money(short.needed)}")  # fmt: skip
 
     @cached_property
     def _cover(self) -> BankCover:
@@ -200,7 +216,12 @@ class BettingService:
     def place(self, state: TableState, game_server: str, player_id: str, bet_id: str, bet_type: str,
               stake: int) -> list[PlacedBet]:  # fmt: skip
         """Place a bet (or a 2 Way / 3 Way shortcut, which places one bet per covered type)."""
-        game_id = self._open_round(state, player_id)
+        return self._take(self._wanted(state, BetRequest(game_server, player_id, bet_id, bet_type, stake)))
+
+    def _wanted(self, state: TableState, request: BetRequest) -> list[PlacedBet]:
+        """The bets a request asks for on the round taking bets (`BetRejected` if it cannot be taken at all)."""
+        game_id = self._open_round(state, request.player_id, request.arrived)
+        bet_id, bet_type, stake = request.bet_id, request.bet_type, request.stake
         name = bet_type.strip().lower().replace(" ", "_").replace("-", "_")
         if name in SHORTCUTS or name in ("2_way", "3_way", "2way", "3way"):
             wanted = [(b.bet_id, b.bet_type, b.stake) for b in expand_shortcut(bet_id, bet_type, stake)]
@@ -209,7 +230,28 @@ class BettingService:
                 wanted = [(bet_id, BetType.parse(bet_type), stake)]
             except ConfigError as error:  # a game server's input, not the studio's configuration
                 raise BetRejected(bet_type, stake, str(error)) from None
-        return self._take([PlacedBet(i, game_server, player_id, self.table_id, game_id, t, s) for i, t, s in wanted])
+        return [PlacedBet(i, request.game_server, request.player_id, self.table_id, game_id, t, s)
+                for i, t, s in wanted]  # fmt: skip
+
+    def place_many(self, state: TableState, requests: Sequence[BetRequest]) -> list[list[PlacedBet] | BetRejected]:
+        """Place many requests at once, in one transaction (a group commit: `bet_batches.BetBatches`), each as
+        `place` would, in order: a refused request gets its `BetRejected` in its place and changes nothing, the
+        others are placed. Every rule is checked per request, in the transaction, against the requests before it."""
+        results: list[list[PlacedBet] | BetRejected | None] = []
+        placements: list[Placement] = []
+        for request in requests:
+            try:
+                bets = self._wanted(state, request)
+                placements.append(Placement(bets, self._against(bets[0].game_id), self.limits))
+                results.append(None)
+            except BetRejected as refused:
+                results.append(refused)
+        placed = iter(self.wallets.place_batch(placements))
+        answers: list[list[PlacedBet] | BetRejected] = []
+        for result in results:
+            answer = next(placed) if result is None else result
+            answers.append(self._uncovered(answer) if isinstance(answer, BankCannotCover) else answer)
+        return answers
 
     def undo_last(self, state: TableState, player_id: str) -> PlacedBet:
         game_id = self._open_round(state)

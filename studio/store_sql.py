@@ -16,26 +16,31 @@ Rules held here:
   write lock at BEGIN (`BEGIN IMMEDIATE`) so that two writers queue instead of one failing to upgrade a stale read
   lock; the second then sees the first's records and gets `ConcurrentAppend`. PostgreSQL needs none of that: two
   writers at the same seq collide on the primary key. Queries are plain portable SQL.
+- On SQLite, appends and reads go through the DB-API connection itself (pooled by SQLAlchemy, set up by
+  studio/database.py), with the same statements: a card's append is BEGIN IMMEDIATE, one insert, COMMIT, without
+  SQLAlchemy's per-statement work, which was a third of the time a card took besides the disk (issue 17).
+- Rows can be read as stored (`stored_rows`, `stored_events`): the texts the chain hashed, for checking a long log's
+  chain on the text itself (chain.verify_stored_chain) and replaying it (`studio log verify`, studio/log_audit.py).
 - The table is made and kept by the schema's migrations (studio/schema.py), like every table of the studio database.
 - Every database failure reaches the caller as a `StoreError` with one line naming the store and the cause.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
-from datetime import datetime
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import suppress
 from typing import Any, cast
 
 from alembic.util.exc import CommandError
-from sqlalchemy import Table, Text, func, insert, select
+from sqlalchemy import Column, Table, Text, func, insert, select
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, SQLModel
 
 from studio.database import BIG_INTEGER, WRITE_OPTION, one_line, open_engine
-from studio.domain.chain import canonical_json, check_expected_seq, check_stream, format_at, seal
-from studio.domain.records import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoreError
+from studio.domain.chain import canonical_json, check_expected_seq, check_stream, format_at, seal, stored_record
+from studio.domain.records import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoredEvent, StoredRow, StoreError
 from studio.schema import migrate
 
 MAX_SEQ = 2**63 - 1  # the largest seq a database column holds
@@ -64,6 +69,15 @@ _TABLE = cast(Table, EventRow.__table__)  # type: ignore[attr-defined]  # set by
 _C = _TABLE.c
 _COLUMNS = (_C.stream, _C.seq, _C.at, _C.actor, _C.kind, _C.data, _C.raw, _C.prev_hash, _C.hash)
 _INSERT = insert(_TABLE)
+# The same statements in SQLite's own SQL, for the DB-API connection (see `_append_sqlite`).
+_NAMES = ", ".join(column.name for column in _COLUMNS)
+_SQLITE_INSERT = f"INSERT INTO {_TABLE.name} ({_NAMES}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
+_SQLITE_HEAD = f"SELECT seq, hash FROM {_TABLE.name} WHERE stream = ? ORDER BY seq DESC LIMIT 1"
+_EVENT_COLUMNS = (_C.seq, _C.kind, _C.data, _C.raw)  # what a replay reads (records.StoredEvent)
+_PAGE_WHERE = "WHERE stream = ? AND seq > ? AND seq <= ? ORDER BY seq"
+_SQLITE_PAGE = f"SELECT {_NAMES} FROM {_TABLE.name} {_PAGE_WHERE}"
+_SQLITE_EVENT_PAGE = f"SELECT {', '.join(column.name for column in _EVENT_COLUMNS)} FROM {_TABLE.name} {_PAGE_WHERE}"
+_SQLITE_BEYOND = f"SELECT min(seq) FROM {_TABLE.name} WHERE stream = ? AND seq > ? AND seq <= ?"
 
 
 class SqlEventStore:
@@ -76,17 +90,24 @@ class SqlEventStore:
         except SQLAlchemyError as error:  # ArgumentError: not a URL at all
             raise StoreError(f"event store URL {url!r} is invalid: {one_line(error)}") from None
         self._name = parsed.render_as_string(hide_password=True)
+        self._url = url
         try:
             self._engine = open_engine(parsed)
         except (SQLAlchemyError, OSError, ImportError) as error:  # unknown dialect, driver not installed, no folder
             raise self._failure(error) from None
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
+        self._sqlite = parsed.get_backend_name() == "sqlite"  # appends and reads on the DB-API connection
         self._heads: dict[str, tuple[int, str]] = {}  # stream -> (seq, hash) of the last record this store committed
         try:
             migrate(self._engine)  # the studio database's schema, at its newest revision
         except (SQLAlchemyError, CommandError, StoreError) as error:  # unreachable, not a database, corrupt, no WAL
             self.close()
             raise self._failure(error) from None
+
+    @property
+    def url(self) -> str:
+        """The URL this store was opened on (with its password, if it has one): for another process to open it."""
+        return self._url
 
     def __repr__(self) -> str:
         return f"SqlEventStore({self._name!r})"
@@ -95,37 +116,88 @@ class SqlEventStore:
         check_stream(stream)
         check_expected_seq(expected_seq)
         self._check_open()
+        known = self._heads.pop(stream, None)  # put back only once this append has committed
         try:
-            with self._writer.begin() as conn:
-                known = self._heads.pop(stream, None)  # put back only once this append has committed
-                if known is not None and known[0] == expected_seq and records:
-                    prev_hash = known[1]  # no query: a record at expected_seq + 1 fails the insert (see above)
-                else:
-                    actual, prev_hash = _head(conn, stream)
-                    if actual != expected_seq:
-                        raise ConcurrentAppend(stream, expected_seq, actual)
-                sealed: list[Record] = []
-                for seq, new in enumerate(records, start=expected_seq + 1):
-                    sealed.append(seal(stream, seq, new, prev_hash))
-                    prev_hash = sealed[-1].hash
-                if sealed:
-                    conn.execute(_INSERT, [_row(record) for record in sealed])
-            # Leaving the block committed; with synchronous=FULL the records are on disk now.
-            self._heads[stream] = (expected_seq + len(sealed), prev_hash)
-            return sealed
-        except IntegrityError as error:
+            if self._sqlite:
+                sealed, head_hash = self._append_sqlite(stream, records, expected_seq, known)
+            else:
+                with self._writer.begin() as conn:
+                    prev_hash = self._prev_hash(stream, records, expected_seq, known, lambda: _head(conn, stream))
+                    sealed, head_hash = _sealed(stream, records, expected_seq, prev_hash)
+                    if sealed:
+                        conn.execute(_INSERT, [_row(record) for record in sealed])
+                # Leaving the block committed.
+        except (IntegrityError, sqlite3.IntegrityError) as error:
             # Another writer took one of our seqs between our check and our insert (PostgreSQL, READ COMMITTED): it
             # has committed by now, so the stream has moved. If it has not, some other constraint refused the batch.
             actual = self.last_seq(stream)
             if actual != expected_seq:
                 raise ConcurrentAppend(stream, expected_seq, actual) from None
             raise self._failure(error) from None
-        except SQLAlchemyError as error:
+        except (SQLAlchemyError, sqlite3.Error) as error:
             raise self._failure(error) from None
+        self._heads[stream] = (expected_seq + len(sealed), head_hash)
+        return sealed
+
+    def _append_sqlite(
+        self, stream: str, records: Sequence[NewRecord], expected_seq: int, known: tuple[int, str] | None
+    ) -> tuple[list[Record], str]:
+        # The DB-API connection itself (pooled, with database.py's pragmas): one BEGIN IMMEDIATE, one executemany,
+        # one COMMIT, none of SQLAlchemy's per-statement work on the path of every card (issue 17).
+        connection = self._engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            cursor.execute("BEGIN IMMEDIATE")  # the write lock up front, as database.py's writers take it
+            try:
+                head = lambda: _sqlite_head(cursor, stream)  # noqa: E731
+                prev_hash = self._prev_hash(stream, records, expected_seq, known, head)
+                sealed, head_hash = _sealed(stream, records, expected_seq, prev_hash)
+                if sealed:
+                    cursor.executemany(_SQLITE_INSERT, [_values(record) for record in sealed])
+                cursor.execute("COMMIT")  # with synchronous=FULL the records are on disk when this returns
+            except BaseException:
+                with suppress(sqlite3.Error):  # the error that brought us here is the one to report
+                    if connection.driver_connection is not None and connection.driver_connection.in_transaction:
+                        cursor.execute("ROLLBACK")
+                raise
+            finally:
+                cursor.close()
+        finally:
+            connection.close()  # back to the pool
+        return sealed, head_hash
+
+    @staticmethod
+    def _prev_hash(
+        stream: str,
+        records: Sequence[NewRecord],
+        expected_seq: int,
+        known: tuple[int, str] | None,
+        read_head: Callable[[], tuple[int, str]],
+    ) -> str:
+        """The hash to seal from: the head this store committed last when the caller is at it (no query: a record
+        at expected_seq + 1 fails the insert, see above), else the stored head, checked against `expected_seq`."""
+        if known is not None and known[0] == expected_seq and records:
+            return known[1]
+        actual, prev_hash = read_head()
+        if actual != expected_seq:
+            raise ConcurrentAppend(stream, expected_seq, actual)
+        return prev_hash
 
     def read(self, stream: str, after: int = 0) -> Iterator[Record]:
         self._check_open()  # now, not at the first next()
-        return self._pages(stream, after)
+        return self._records(stream, after)
+
+    def stored_rows(self, stream: str, after: int = 0, until: int = MAX_SEQ) -> Iterator[StoredRow]:
+        """The stream's records after seq `after`, up to seq `until`, as stored: every field the text the chain
+        hashed (records.StoredRow). For checking the chain on the stored text (chain.stored_chain_fault); a row that
+        another hand made unreadable comes out as it is."""
+        self._check_open()
+        return self._pages(stream, after, min(until, MAX_SEQ), _COLUMNS)
+
+    def stored_events(self, stream: str, after: int = 0, until: int = MAX_SEQ) -> Iterator[StoredEvent]:
+        """`stored_rows`, only what a replay needs of each: (seq, kind, data, raw), `data` the stored JSON text."""
+        self._check_open()
+        return self._pages(stream, after, min(until, MAX_SEQ), _EVENT_COLUMNS)
 
     def last_seq(self, stream: str) -> int:
         self._check_open()
@@ -155,38 +227,66 @@ class SqlEventStore:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _pages(self, stream: str, after: int) -> Iterator[Record]:
+    def _records(self, stream: str, after: int) -> Iterator[Record]:
+        for row in self._pages(stream, after, MAX_SEQ, _COLUMNS):
+            try:
+                record = stored_record(row)
+            except (ValueError, TypeError) as error:  # a row edited behind our back: data not JSON, at not a time
+                raise self._failure(f"seq {row[1]} of stream {stream!r} is unreadable: {error}") from None
+            yield record
+
+    def _pages(self, stream: str, after: int, until: int, columns: tuple[Column[Any], ...]) -> Iterator[Any]:
         # Paging on the primary key by seq range (a stream's seqs run without gaps): each page is one short query
         # that reads exactly its rows whatever the planner believes of the table (a LIMIT query on PostgreSQL, with
         # statistics older than the last burst of appends, fetched and sorted every later row for each page).
         # Consistent because the log only grows.
-        query = select(*_COLUMNS).where(_C.stream == stream).order_by(_C.seq)
-        beyond = select(func.min(_C.seq)).where(_C.stream == stream)
-        if after >= MAX_SEQ:
-            return  # nothing is beyond the largest seq there can be
-        while True:
+        fetch = self._sqlite_page if self._sqlite else self._page
+        while after < until:  # nothing is beyond the largest seq there can be
             self._check_open()
-            upper = min(after + READ_PAGE, MAX_SEQ)  # a seq is a 64-bit integer in every database
+            upper = min(after + READ_PAGE, until)  # a seq is a 64-bit integer in every database
             try:
-                with self._engine.connect() as conn:
-                    rows = conn.execute(query.where(_C.seq > after, _C.seq <= upper)).all()
-                    following = None
-                    if len(rows) < READ_PAGE and upper < MAX_SEQ:  # the end of the stream, or rows missing?
-                        following = conn.execute(beyond.where(_C.seq > upper)).scalar()
-            except SQLAlchemyError as error:
+                rows, following = fetch(stream, after, upper, until, columns)
+            except (SQLAlchemyError, sqlite3.Error) as error:
                 raise self._failure(error) from None
-            for row in rows:
-                try:
-                    record = _record(row)
-                except (ValueError, TypeError) as error:  # a row edited behind our back: data not JSON, at not a time
-                    raise self._failure(f"seq {row[1]} of stream {stream!r} is unreadable: {error}") from None
-                yield record
-            if len(rows) == READ_PAGE and upper < MAX_SEQ:
+            yield from rows
+            if len(rows) == upper - after and upper < until:
                 after = upper
             elif following is None:
                 return
             else:  # a gap (someone deleted rows): read on; the hash chain check reports the gap
                 after = int(following) - 1
+
+    def _page(
+        self, stream: str, after: int, upper: int, until: int, columns: tuple[Column[Any], ...]
+    ) -> tuple[list[Any], int | None]:
+        """The rows after `after` up to `upper`; and when they are fewer than that, the next seq up to `until`."""
+        with self._engine.connect() as conn:
+            page = select(*columns).where(_C.stream == stream, _C.seq > after, _C.seq <= upper).order_by(_C.seq)
+            rows = [tuple(row) for row in conn.execute(page)]
+            following = None
+            if len(rows) < upper - after and upper < until:  # the end of the stream, or rows missing?
+                beyond = select(func.min(_C.seq)).where(_C.stream == stream, _C.seq > upper, _C.seq <= until)
+                following = conn.execute(beyond).scalar()
+        return rows, following
+
+    def _sqlite_page(
+        self, stream: str, after: int, upper: int, until: int, columns: tuple[Column[Any], ...]
+    ) -> tuple[list[Any], int | None]:
+        # The same queries on the DB-API connection: SQLite's rows are plain tuples already (issue 17, the audit).
+        connection = self._engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            try:
+                query = _SQLITE_PAGE if columns is _COLUMNS else _SQLITE_EVENT_PAGE
+                rows = cursor.execute(query, (stream, after, upper)).fetchall()
+                following = None
+                if len(rows) < upper - after and upper < until:
+                    following = cursor.execute(_SQLITE_BEYOND, (stream, upper, until)).fetchone()[0]
+            finally:
+                cursor.close()
+        finally:
+            connection.close()
+        return rows, following
 
     def _check_open(self) -> None:
         if self._closed:
@@ -203,6 +303,26 @@ def _head(conn: Connection, stream: str) -> tuple[int, str]:
     return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
 
 
+def _sqlite_head(cursor: Any, stream: str) -> tuple[int, str]:
+    row = cursor.execute(_SQLITE_HEAD, (stream,)).fetchone()
+    return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
+
+
+def _sealed(stream: str, records: Sequence[NewRecord], expected_seq: int, prev_hash: str) -> tuple[list[Record], str]:
+    """`records` sealed onto the chain after the record whose hash is `prev_hash`; and the hash of the last one."""
+    sealed: list[Record] = []
+    for seq, new in enumerate(records, start=expected_seq + 1):
+        sealed.append(seal(stream, seq, new, prev_hash))
+        prev_hash = sealed[-1].hash
+    return sealed, prev_hash
+
+
+def _values(record: Record) -> tuple[Any, ...]:
+    """A record as the row of `_SQLITE_INSERT`, in `_COLUMNS` order."""
+    return (record.stream, record.seq, format_at(record.at), record.actor, record.kind, canonical_json(record.data),
+            record.raw, record.prev_hash, record.hash)  # fmt: skip
+
+
 def _row(record: Record) -> dict[str, Any]:
     return {
         "stream": record.stream,
@@ -215,11 +335,3 @@ def _row(record: Record) -> dict[str, Any]:
         "prev_hash": record.prev_hash,
         "hash": record.hash,
     }
-
-
-_decode = json.JSONDecoder().decode  # one decoder for every row, as chain.py does for encoding
-
-
-def _record(row: Any) -> Record:
-    stream, seq, at, actor, kind, data, raw, prev_hash, digest = row
-    return Record(stream, seq, datetime.fromisoformat(at), actor, kind, _decode(data), raw, prev_hash, digest)

@@ -22,7 +22,7 @@ Rules held here:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -42,6 +42,8 @@ from studio.pins import hash_pin, verify_pin
 from studio.ports import Clock
 from studio.schema import migrate
 
+OWNERS_REMEMBERED = 200_000  # players whose game server a store keeps in memory (some tens of MB at most)
+
 
 class WalletError(StudioError):
     """A wallet operation that cannot be done (unknown player, insufficient balance, ...)."""
@@ -53,6 +55,16 @@ class WrongPin(WalletError):
 
 class OwnMaximumRefused(WalletError):
     """A change of a player's own maximum that the rules refuse (once a week; a PIN set first)."""
+
+
+class OtherGameServer(BetRejected):
+    """A bet for a player whose wallet belongs to another game server: a game server acts only for its own players."""
+
+    def __init__(self, bet_type: str, stake: int, player_id: str) -> None:
+        super().__init__(bet_type, stake, f"player {player_id!r} belongs to another game server")
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 class BankCannotCover(BetRejected):
@@ -214,6 +226,9 @@ class WalletStore:
         self._engine = open_engine(make_url(url))
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})  # BEGIN IMMEDIATE on SQLite
         self._clock = clock
+        # Each wallet's game server as read: it is written when the wallet opens and never changes, so a game
+        # server's ownership of a player is checked without the database once known (`known_owner`).
+        self._owners: dict[str, str] = {}
         migrate(self._engine)
 
     def close(self) -> None:
@@ -241,11 +256,24 @@ class WalletStore:
 
     def owner(self, player_id: str) -> str:
         """The game server a player belongs to."""
+        known = self._owners.get(player_id)
+        if known is not None:
+            return known
         with self._engine.connect() as conn:
             value = conn.execute(select(_W.c.game_server).where(_W.c.player_id == player_id)).scalar()
         if value is None:
             raise WalletError(f"no wallet for player {player_id!r}")
+        self._remember_owners({player_id: str(value)})
         return str(value)
+
+    def known_owner(self, player_id: str) -> str | None:
+        """The game server a player belongs to, if this store has read it already (None: not known here yet)."""
+        return self._owners.get(player_id)
+
+    def _remember_owners(self, owners: dict[str, str]) -> None:
+        if len(self._owners) + len(owners) > OWNERS_REMEMBERED:
+            self._owners.clear()  # a bound on memory; forgetting only costs a read
+        self._owners.update(owners)
 
     def balance(self, player_id: str) -> int:
         with self._engine.connect() as conn:
@@ -281,110 +309,36 @@ class WalletStore:
         the round yet. `cap` (a double): each stake is cut to the room left under the maximum, and an area already at
         its maximum is left out. Against a player's `bank`, the bets are taken only if that bank's balance covers the
         worst outcome of every open bet of the round with these (the bank's wallet locked)."""
-        if not bets or len({(bet.player_id, bet.game_id) for bet in bets}) != 1:
-            raise ValueError("place_all takes one or more bets of one player on one round")
-        first = bets[0]
+        [placed] = self.place_batch([Placement(bets, bank, limits, repeat, cap)])
+        if isinstance(placed, BetRejected):
+            raise placed
+        return placed
+
+    def place_batch(self, placements: Sequence[Placement]) -> list[list[PlacedBet] | BetRejected]:
+        """Place many requests in one transaction: a group commit, one durable write for all of them.
+
+        Each request is checked in its turn exactly as `place_all` checks it, against what this transaction read
+        plus the requests accepted before it in the batch (their stakes taken from the balances, their bets counted
+        on their areas and in the bank's cover). A refused request changes nothing and gets its `BetRejected` in its
+        place of the answer; the others are placed. Nothing is written unless the whole transaction commits (an
+        error of the database fails every request of the batch, none half done)."""
+        for placement in placements:
+            bets = placement.bets
+            if not bets or len({(bet.player_id, bet.game_id) for bet in bets}) != 1:
+                raise ValueError("place_all takes one or more bets of one player on one round")
+        if not placements:
+            return []
         with self._writer.begin() as conn:
-            same = self._placed_before(conn, bets)
-            if same is not None:
-                return same
-            query = select(_W.c.balance, _W.c.game_server).where(_W.c.player_id == first.player_id)
-            wallet = conn.execute(query).first()
-            if wallet is None or wallet.game_server != first.game_server:
-                raise BetRejected(first.bet_type.value, first.stake, f"no wallet for player {first.player_id!r}")
-            held = conn.execute(select(_SEAT.c.table_id).where(_SEAT.c.player_id == first.player_id)).scalar()
-            if held is not None:  # a bank's balance answers for its bets: its holder does not bet anywhere meanwhile
-                reason = f"{first.player_id} holds the bank at {held} and cannot bet while holding it"
-                raise BetRejected(first.bet_type.value, first.stake, reason)
-            accepted = self._fit(conn, bets, limits, repeat, cap)
-            total = sum(bet.stake for bet in accepted)
-            if wallet.balance < total:
-                what = "the stake" if len(accepted) == 1 else f"the stakes ({total})"
-                raise BetRejected(first.bet_type.value, total, f"balance {wallet.balance} is less than {what}")
-            if bank is not None:
-                self._check_cover(conn, accepted, bank)
-            now = self._now()
-            order = conn.execute(select(func.coalesce(func.max(_B.c.placed_order), 0))).scalar_one()
-            asked = {bet.bet_id: bet.stake for bet in bets}
-            for n, bet in enumerate(accepted, start=1):
-                row = {"bet_id": bet.bet_id, "game_server": bet.game_server, "player_id": bet.player_id,
-                       "table_id": bet.table_id, "game_id": bet.game_id, "bet_type": bet.bet_type.value,
-                       "stake": bet.stake, "status": "open", "placed_at": now, "placed_order": order + n,
-                       "requested": asked[bet.bet_id]}  # fmt: skip
-                conn.execute(insert(_B).values(**row))
-                conn.execute(insert(_L).values(player_id=bet.player_id, kind="stake", amount=-bet.stake,
-                                               game_id=bet.game_id, bet_id=bet.bet_id, at=now))  # fmt: skip
-            conn.execute(update(_W).where(_W.c.player_id == first.player_id).values(balance=_W.c.balance - total))
-        return accepted
-
-    @staticmethod
-    def _placed_before(conn: Any, bets: Sequence[PlacedBet]) -> list[PlacedBet] | None:
-        """The bets as placed before under the same ids (a retry), None if none was; `BetRejected` if an id was used
-        for another bet."""
-        rows = {row.bet_id: row for row in conn.execute(select(_B).where(_B.c.bet_id.in_([b.bet_id for b in bets])))}
-        if not rows:
-            return None
-        for bet in bets:
-            row = rows.get(bet.bet_id)
-            asked = None if row is None else (row.stake if row.requested is None else row.requested)
-            if row is None or (row.player_id, row.game_id, row.bet_type, asked) != (
-                bet.player_id, bet.game_id, bet.bet_type.value, bet.stake):  # fmt: skip
-                used = bet.bet_id if row is not None else next(iter(rows))
-                raise BetRejected(bet.bet_type.value, bet.stake, f"bet id {used!r} was used for another bet")
-        return [_placed(rows[bet.bet_id]) for bet in bets]
-
-    def _fit(self, conn: Any, bets: Sequence[PlacedBet], limits: TableLimits | None, repeat: bool,
-             cap: bool) -> list[PlacedBet]:  # fmt: skip
-        """The bets with the stakes the table accepts, checked against the player's round as this transaction reads
-        it (`BetRejected` naming the rule otherwise)."""
-        if limits is None and not repeat:
-            return list(bets)
-        first = bets[0]
-        query = (select(_B.c.bet_type, func.sum(_B.c.stake), func.count())
-                 .where(_B.c.game_id == first.game_id, _B.c.player_id == first.player_id, _B.c.status == "open")
-                 .group_by(_B.c.bet_type))  # fmt: skip
-        staked: Counter[BetType] = Counter()
-        count: Counter[BetType] = Counter()
-        for bet_type, stakes, number in conn.execute(query):
-            staked[BetType(bet_type)], count[BetType(bet_type)] = int(stakes), int(number)
-        if repeat and count.total():
-            reason = (f"repeat is only for before the player's first bet of the round: {first.player_id} has "
-                      f"{count.total()} open bet(s) on it")  # fmt: skip
-            raise BetRejected("repeat", 0, reason)
-        if limits is None:
-            return list(bets)
-        own = conn.execute(select(_OWN.c.max_stake).where(_OWN.c.player_id == first.player_id)
-                           .order_by(_OWN.c.id.desc()).limit(1)).scalar()  # fmt: skip
-        accepted = []
-        for bet in bets:
-            try:
-                taken = limits.take(bet.bet_type, bet.stake, staked[bet.bet_type], count[bet.bet_type], own, cap)
-            except MaximumReached:
-                if cap:
-                    continue  # a double leaves an area that holds its maximum as it is
-                raise
-            staked[bet.bet_type] += taken.stake
-            count[bet.bet_type] += 1
-            accepted.append(replace(bet, stake=taken.stake, notice=taken.notice))
-        if not accepted:
-            raise BetRejected("double", 0, f"{MAXIMUM_REACHED}: every area of this player's bets holds its maximum")
-        return accepted
-
-    def _check_cover(self, conn: Any, bets: Sequence[PlacedBet], bank: BankAgainst) -> None:
-        balance = conn.execute(select(_W.c.balance).where(_W.c.player_id == bank.player_id).with_for_update()).scalar()
-        query = (select(_B.c.bet_type, func.sum(_B.c.stake), func.count()).where(_B.c.game_id == bets[0].game_id,
-                 _B.c.status == "open").group_by(_B.c.bet_type))  # fmt: skip
-        stakes: Counter[BetType] = Counter()
-        for bet in bets:
-            stakes[bet.bet_type] += bet.stake
-        count = len(bets)
-        for bet_type, staked, number in conn.execute(query):
-            stakes[BetType(bet_type)] += int(staked)
-            count += int(number)
-        needed = bank.cover.exposure(stakes, count)
-        if balance is None or balance < needed:
-            last = bets[-1]
-            raise BankCannotCover(last.bet_type.value, last.stake, balance or 0, needed)
+            batch = _Batch(conn, placements, self._now())
+            results: list[list[PlacedBet] | BetRejected] = []
+            for placement in placements:
+                try:
+                    results.append(batch.place(conn, placement))
+                except BetRejected as refused:
+                    results.append(refused)
+            batch.write(conn)
+        self._remember_owners({player: wallet[1] for player, wallet in batch.wallets.items()})
+        return results
 
     def cancel(self, bet_id: str) -> PlacedBet:
         """Undo an open bet: marked cancelled, its stake refunded by a ledger entry."""
@@ -786,6 +740,211 @@ class WalletStore:
         except IntegrityError:
             return False  # the settlement mark exists: settled before (or by a racing writer)
         return True
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One request's bets (one player, one round), placed all or none, and what they are checked against (see
+    `WalletStore.place_all`)."""
+
+    bets: Sequence[PlacedBet]
+    bank: BankAgainst | None = None
+    limits: TableLimits | None = None
+    repeat: bool = False
+    cap: bool = False
+
+
+_CHUNK = 500  # ids per IN (...) list: well under any database's limit on a statement's parameters
+
+
+def _chunks(values: Iterable[str]) -> Iterator[list[str]]:
+    ordered = sorted(set(values))
+    for start in range(0, len(ordered), _CHUNK):
+        yield ordered[start : start + _CHUNK]
+
+
+def _retried(row: Any) -> tuple[PlacedBet, int]:
+    """A stored bet, and the stake that was asked for it (a retry must ask for the same)."""
+    return _placed(row), int(row.stake if row.requested is None else row.requested)
+
+
+class _Batch:
+    """What a batch of placements is checked against, read in bulk at the start of its transaction (the players'
+    wallets locked) and kept up to date as each request is accepted, so that every request sees those before it as
+    if each had been its own transaction; and the rows the accepted ones write, at the end, together."""
+
+    def __init__(self, conn: Any, placements: Sequence[Placement], now: str) -> None:
+        self.now = now
+        bets = [bet for placement in placements for bet in placement.bets]
+        players = {bet.player_id for bet in bets}
+        games = sorted({bet.game_id for bet in bets})
+        self.known: dict[str, tuple[PlacedBet, int]] = {}  # bet id -> the bet as placed, the stake asked for it
+        self.wallets: dict[str, tuple[int, str]] = {}  # player -> balance, game server
+        self.holding: dict[str, str] = {}  # player -> the table whose bank they hold
+        self.staked: Counter[tuple[str, str, BetType]] = Counter()  # (player, game, type) -> open stakes
+        self.count: Counter[tuple[str, str, BetType]] = Counter()  # (player, game, type) -> open bets
+        self.own: dict[str, int | None] = {}  # player -> their own maximum stake in force
+        for ids in _chunks(bet.bet_id for bet in bets):
+            for row in conn.execute(select(_B).where(_B.c.bet_id.in_(ids))):
+                self.known[row.bet_id] = _retried(row)
+        for chunk in _chunks(players):
+            query = (select(_W.c.player_id, _W.c.balance, _W.c.game_server).where(_W.c.player_id.in_(chunk))
+                     .order_by(_W.c.player_id).with_for_update())  # fmt: skip
+            self.wallets.update((row.player_id, (int(row.balance), row.game_server)) for row in conn.execute(query))
+            seats = select(_SEAT.c.player_id, _SEAT.c.table_id).where(_SEAT.c.player_id.in_(chunk))
+            self.holding.update((row.player_id, row.table_id) for row in conn.execute(seats))
+            open_bets = (select(_B.c.player_id, _B.c.game_id, _B.c.bet_type, func.sum(_B.c.stake), func.count())
+                         .where(_B.c.player_id.in_(chunk), _B.c.game_id.in_(games), _B.c.status == "open")
+                         .group_by(_B.c.player_id, _B.c.game_id, _B.c.bet_type))  # fmt: skip
+            for player, game_id, bet_type, stakes, number in conn.execute(open_bets):
+                self.staked[player, game_id, BetType(bet_type)] = int(stakes)
+                self.count[player, game_id, BetType(bet_type)] = int(number)
+            last = select(func.max(_OWN.c.id)).where(_OWN.c.player_id.in_(chunk)).group_by(_OWN.c.player_id)
+            own = select(_OWN.c.player_id, _OWN.c.max_stake).where(_OWN.c.id.in_(last.scalar_subquery()))
+            self.own.update((row.player_id, row.max_stake) for row in conn.execute(own))
+        self.order = int(conn.execute(select(func.coalesce(func.max(_B.c.placed_order), 0))).scalar_one())
+        self.round_added: dict[str, tuple[Counter[BetType], int]] = {}  # game -> stakes, bets accepted in the batch
+        self.banks: dict[str, tuple[int | None, Counter[BetType], int]] = {}  # game -> bank balance, open stakes, bets
+        self.bet_rows: list[dict[str, Any]] = []
+        self.entries: list[dict[str, Any]] = []
+        self.debits: Counter[str] = Counter()
+
+    def place(self, conn: Any, placement: Placement) -> list[PlacedBet]:
+        """One request's bets, checked against the database and the batch so far, and taken (or `BetRejected`)."""
+        bets = placement.bets
+        same = self._placed_before(bets)
+        if same is not None:
+            return same
+        first = bets[0]
+        wallet = self.wallets.get(first.player_id)
+        if wallet is None:
+            raise BetRejected(first.bet_type.value, first.stake, f"no wallet for player {first.player_id!r}")
+        if wallet[1] != first.game_server:
+            raise OtherGameServer(first.bet_type.value, first.stake, first.player_id)
+        held = self.holding.get(first.player_id)
+        if held is not None:  # a bank's balance answers for its bets: its holder does not bet anywhere meanwhile
+            reason = f"{first.player_id} holds the bank at {held} and cannot bet while holding it"
+            raise BetRejected(first.bet_type.value, first.stake, reason)
+        accepted = self._fit(placement)
+        total = sum(bet.stake for bet in accepted)
+        balance = wallet[0]
+        if balance < total:
+            what = "the stake" if len(accepted) == 1 else f"the stakes ({total})"
+            raise BetRejected(first.bet_type.value, total, f"balance {balance} is less than {what}")
+        if placement.bank is not None:
+            self._check_cover(conn, accepted, placement.bank)
+        self._take(accepted, {bet.bet_id: bet.stake for bet in bets})
+        return accepted
+
+    def _take(self, accepted: list[PlacedBet], asked: dict[str, int]) -> None:
+        """Count the accepted bets in the batch's view and keep the rows they write."""
+        first = accepted[0]
+        balance, game_server = self.wallets[first.player_id]
+        self.wallets[first.player_id] = (balance - sum(bet.stake for bet in accepted), game_server)
+        stakes, number = self.round_added.get(first.game_id, (Counter(), 0))
+        for bet in accepted:
+            self.order += 1
+            key = (bet.player_id, bet.game_id, bet.bet_type)
+            self.staked[key] += bet.stake
+            self.count[key] += 1
+            stakes[bet.bet_type] += bet.stake
+            self.debits[bet.player_id] += bet.stake
+            self.known[bet.bet_id] = (bet, asked[bet.bet_id])
+            self.bet_rows.append({"bet_id": bet.bet_id, "game_server": bet.game_server, "player_id": bet.player_id,
+                                  "table_id": bet.table_id, "game_id": bet.game_id, "bet_type": bet.bet_type.value,
+                                  "stake": bet.stake, "status": "open", "placed_at": self.now,
+                                  "placed_order": self.order, "requested": asked[bet.bet_id]})  # fmt: skip
+            self.entries.append({"player_id": bet.player_id, "kind": "stake", "amount": -bet.stake,
+                                 "game_id": bet.game_id, "bet_id": bet.bet_id, "at": self.now})  # fmt: skip
+        self.round_added[first.game_id] = (stakes, number + len(accepted))
+
+    def write(self, conn: Any) -> None:
+        """The accepted requests' bets, stake entries and balances, in the order they were accepted."""
+        if self.bet_rows:
+            conn.execute(insert(_B), self.bet_rows)
+            conn.execute(insert(_L), self.entries)
+            debits = [{"p_id": player, "amount": amount} for player, amount in sorted(self.debits.items())]
+            conn.execute(update(_W).where(_W.c.player_id == bindparam("p_id"))
+                         .values(balance=_W.c.balance - bindparam("amount")), debits)  # fmt: skip
+
+    def _placed_before(self, bets: Sequence[PlacedBet]) -> list[PlacedBet] | None:
+        """The bets as placed before under the same ids (a retry), None if none was; `BetRejected` if an id was used
+        for another bet."""
+        if not any(bet.bet_id in self.known for bet in bets):
+            return None
+        for bet in bets:
+            found = self.known.get(bet.bet_id)
+            if found is None or (found[0].player_id, found[0].game_id, found[0].bet_type, found[1]) != (
+                bet.player_id, bet.game_id, bet.bet_type, bet.stake):  # fmt: skip
+                used = bet.bet_id if found is not None else next(b.bet_id for b in bets if b.bet_id in self.known)
+                raise BetRejected(bet.bet_type.value, bet.stake, f"bet id {used!r} was used for another bet")
+        return [_as_retried(*self.known[bet.bet_id]) for bet in bets]
+
+    def _fit(self, placement: Placement) -> list[PlacedBet]:
+        """The bets with the stakes the table accepts, checked against the player's round as the batch sees it
+        (`BetRejected` naming the rule otherwise)."""
+        bets, limits = placement.bets, placement.limits
+        if limits is None and not placement.repeat:
+            return list(bets)
+        first = bets[0]
+        staked: Counter[BetType] = Counter()
+        count: Counter[BetType] = Counter()
+        for bet_type in BetType:
+            key = (first.player_id, first.game_id, bet_type)
+            staked[bet_type], count[bet_type] = self.staked[key], self.count[key]
+        if placement.repeat and count.total():
+            reason = (f"repeat is only for before the player's first bet of the round: {first.player_id} has "
+                      f"{count.total()} open bet(s) on it")  # fmt: skip
+            raise BetRejected("repeat", 0, reason)
+        if limits is None:
+            return list(bets)
+        own = self.own.get(first.player_id)
+        accepted = []
+        for bet in bets:
+            try:
+                taken = limits.take(bet.bet_type, bet.stake, staked[bet.bet_type], count[bet.bet_type], own,
+                                    placement.cap)  # fmt: skip
+            except MaximumReached:
+                if placement.cap:
+                    continue  # a double leaves an area that holds its maximum as it is
+                raise
+            staked[bet.bet_type] += taken.stake
+            count[bet.bet_type] += 1
+            accepted.append(replace(bet, stake=taken.stake, notice=taken.notice))
+        if not accepted:
+            raise BetRejected("double", 0, f"{MAXIMUM_REACHED}: every area of this player's bets holds its maximum")
+        return accepted
+
+    def _check_cover(self, conn: Any, bets: Sequence[PlacedBet], bank: BankAgainst) -> None:
+        """The bank's balance covers the worst outcome of every open bet of the round with these (its wallet locked
+        at the first look in this transaction)."""
+        game_id = bets[0].game_id
+        if game_id not in self.banks:
+            balance = conn.execute(select(_W.c.balance).where(_W.c.player_id == bank.player_id)
+                                   .with_for_update()).scalar()  # fmt: skip
+            query = (select(_B.c.bet_type, func.sum(_B.c.stake), func.count())
+                     .where(_B.c.game_id == game_id, _B.c.status == "open").group_by(_B.c.bet_type))  # fmt: skip
+            open_stakes: Counter[BetType] = Counter()
+            number = 0
+            for bet_type, staked, count in conn.execute(query):
+                open_stakes[BetType(bet_type)] += int(staked)
+                number += int(count)
+            self.banks[game_id] = (balance, open_stakes, number)  # as committed before this batch
+        balance, committed, number = self.banks[game_id]
+        added, added_number = self.round_added.get(game_id, (Counter(), 0))
+        stakes = committed + added
+        for bet in bets:
+            stakes[bet.bet_type] += bet.stake
+        needed = bank.cover.exposure(stakes, number + added_number + len(bets))
+        if balance is None or balance < needed:
+            last = bets[-1]
+            raise BankCannotCover(last.bet_type.value, last.stake, balance or 0, needed)
+
+
+def _as_retried(bet: PlacedBet, asked: int) -> PlacedBet:
+    """A bet answered again to a retry, its notice said as a stored bet's is."""
+    notice = None if asked == bet.stake else MAXIMUM_REACHED if asked > bet.stake else RAISED
+    return replace(bet, notice=notice)
 
 
 def owners_of(bets: Iterable[PlacedBet]) -> dict[str, str]:

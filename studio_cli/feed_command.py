@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415 - the server's libraries load only when it starts
 
     from dealer_ui.feed_app import create_feed_app  # noqa: PLC0415
+    from dealer_ui.ws_protocol import DirectWebSocketProtocol  # noqa: PLC0415
 
     log_config = logging_config(args.log_format)
     logging.config.dictConfig(log_config)
@@ -49,5 +50,7 @@ def run(args: argparse.Namespace) -> int:
     app = create_feed_app(sqlite_url(database), redis)
     logging.getLogger("studio_cli.feed").info("feed server on http://%s:%s (Redis %s)", args.host, args.port,
                                               hide_password(redis))  # fmt: skip
-    uvicorn.run(app, host=args.host, port=args.port, log_config=log_config, ws_per_message_deflate=False)
+    # One frame's bytes go to every subscriber, written straight to its socket (dealer_ui/fanout.py).
+    uvicorn.run(app, host=args.host, port=args.port, log_config=log_config, ws=DirectWebSocketProtocol,
+                ws_per_message_deflate=False)  # fmt: skip
     return 0

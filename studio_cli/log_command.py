@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import sys
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from studio.access import ACCESS_STREAM
-from studio.domain.audit import audit
-from studio.domain.chain import Head, canonical_json, head_problem, verify_chain
+from studio.domain.chain import Head, UnreadableRecord, canonical_json, head_problem, verify_stored_chain
 from studio.domain.errors import StudioError
 from studio.domain.log_views import CSV_COLUMNS, as_row, describe, round_records, shoe_records
 from studio.domain.records import Record
@@ -111,7 +111,10 @@ PROGRESS_EVERY = 0.2  # seconds between redraws
 PROGRESS_WIDTH = 30
 
 
-def progress(records: Iterable[Record], total: int, label: str, out: TextIO | None = None) -> Iterator[Record]:
+Item = TypeVar("Item")
+
+
+def progress(records: Iterable[Item], total: int, label: str, out: TextIO | None = None) -> Iterator[Item]:
     """`records`, passed through, with a progress bar on `out` (standard error) once a check has run for a second, and
     only when `out` is a terminal: a pipe or a log file gets nothing. The bar is erased at the end."""
     out = out or sys.stderr
@@ -146,6 +149,8 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.checkpoints is not None:
         signed, forged = checkpoint_heads(args.checkpoints, args.public_key)
         heads += signed
+    from studio.log_audit import audit_stream, unreadable  # noqa: PLC0415 - the database library loads only when used
+
     with _open(args.db) as store:
         streams = [args.table] if args.table else store.streams()
         if not streams:
@@ -153,14 +158,18 @@ def run_verify(args: argparse.Namespace) -> int:
         bad = 0
         for stream in streams:
             if stream == ACCESS_STREAM:  # not a table: its hash chain is checked, there is no game to replay
-                chain = verify_chain(progress(store.read(stream), store.last_seq(stream), stream))
+                total = store.last_seq(stream)
+                try:
+                    chain = verify_stored_chain(progress(store.stored_rows(stream, 0, total), total, stream))
+                except UnreadableRecord as damaged:
+                    raise unreadable(store, stream, damaged) from None
                 if chain.ok:
                     print(f"OK        access log {stream}: {chain.records} records, hash chain intact")
                 else:
                     bad += 1
                     print(f"TAMPERED  access log {stream}: first bad record seq {chain.first_bad_seq}: {chain.reason}")
                 continue
-            verdict = audit(progress(store.read(stream), store.last_seq(stream), stream))
+            verdict = audit_stream(store, stream, watch=functools.partial(progress, label=stream))
             if verdict.ok:
                 print(f"OK        table {stream}: {verdict.reason}")
             else:

@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
     from dealer_ui.app import create_app  # noqa: PLC0415
     from dealer_ui.runtime import DEMO_ACCOUNTS, StudioSettings  # noqa: PLC0415
+    from dealer_ui.ws_protocol import DirectWebSocketProtocol  # noqa: PLC0415
 
     log_config = logging_config(args.log_format)
     logging.config.dictConfig(log_config)  # the studio's own lines, from here on; uvicorn applies it again
@@ -106,9 +107,10 @@ def run(args: argparse.Namespace) -> int:
         say(f"DEMO MODE — sign in with: {accounts}")
     else:
         say("Create accounts with: studio users add NAME --role dealer|pit_boss|surveillance|admin")
-    # Feed messages are small (~250 bytes): compressing each one for every subscriber costs more than it saves.
+    # Feed messages are small (~250 bytes): compressing each one for every subscriber costs more than it saves, and
+    # without compression one frame's bytes go to every subscriber, written straight to its socket (ws=).
     configs = [uvicorn.Config(app, host=args.host, port=args.port, log_level="info", log_config=log_config,
-                              ws_per_message_deflate=False)]  # fmt: skip
+                              ws=DirectWebSocketProtocol, ws_per_message_deflate=False)]  # fmt: skip
     if settings.demo:
         from demo_game_server.app import create_app as create_demo  # noqa: PLC0415
 

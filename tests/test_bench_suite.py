@@ -324,7 +324,7 @@ def test_studio_bench_quick_runs_the_real_odds_benchmark(tmp_path: Path) -> None
     assert report["quick"] is True and report["command"].startswith("studio bench --quick")
     (odds,) = report["benchmarks"]
     assert odds["status"] == "ok" and odds["raw"]["repeats"] == 3
-    assert [figure["status"] for figure in odds["figures"]] == ["not compared", "not compared"]
+    assert {figure["status"] for figure in odds["figures"]} == {"not compared"}  # the analysis and PyBaccarat's
     assert 0 < odds["figures"][0]["value"] < 500
     assert "| odds | exact analysis of every bet, full 8-deck shoe, median | ≤ 500 ms |" in doc.read_text()
     assert "Quick run (`--quick`)" in doc.read_text()

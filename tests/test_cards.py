@@ -177,3 +177,14 @@ def test_rank_points_and_number(code: str) -> None:
 def test_suit_symbols() -> None:
     assert [suit.symbol for suit in Suit] == ["♠", "♥", "♦", "♣"]
     assert [suit.code for suit in Suit] == SUIT_CODES
+
+
+def test_a_cards_index_is_its_place_in_all_cards_and_its_hash() -> None:
+    assert [card.index for card in ALL_CARDS] == list(range(52))
+    made_anew = Card(Rank.QUEEN, Suit.HEARTS)  # not the parsed card object, an equal one
+    parsed = Card.parse("QH")
+    assert made_anew == parsed and made_anew is not parsed
+    assert made_anew.index == parsed.index == ALL_CARDS.index(parsed)
+    assert hash(made_anew) == hash(parsed)
+    assert {made_anew: 1}[parsed] == 1
+    assert len({*ALL_CARDS, *(Card(card.rank, card.suit) for card in ALL_CARDS)}) == 52

@@ -7,6 +7,7 @@ the disk would, then read it through the store and check that `verify_chain` nam
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
@@ -20,8 +21,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from studio.domain.chain import ChainVerdict, InvalidRecord, record_hash, seal, verify_chain
-from studio.domain.records import GENESIS_HASH, NewRecord, Record, StoreError
+from studio.domain.chain import (
+    ChainVerdict,
+    InvalidRecord,
+    UnreadableRecord,
+    canonical_json,
+    format_at,
+    record_hash,
+    seal,
+    stored_record,
+    verify_chain,
+    verify_stored_chain,
+)
+from studio.domain.records import GENESIS_HASH, NewRecord, Record, StoredRow, StoreError
 from studio.store_sql import SqlEventStore
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
@@ -302,3 +314,140 @@ def test_sealed_chains_verify_and_any_single_change_is_caught_at_its_record(
     assert verdict.records == index  # every record before the changed one still verifies
     assert verdict.first_bad_seq == changed.seq  # and the verdict names the changed record
     assert f"seq {changed.seq}" in verdict.reason
+
+
+# The chain checked on the stored text (`verify_stored_chain`, for `studio log verify` on long logs): the same verdict
+# and the same reason as `verify_chain` on the records read, for every tampering, and the same unreadable rows.
+
+
+def stored_verdicts(store: SqlEventStore, stream: str = "table-1") -> tuple[object, object]:
+    """(verify_chain of the records read, verify_stored_chain of the rows); for an unreadable row, the seq it names."""
+    try:
+        records: object = verify_chain(store.read(stream))
+    except StoreError as error:
+        records = ("unreadable", str(error).split("seq ", 1)[1].split()[0])
+    try:
+        rows: object = verify_stored_chain(store.stored_rows(stream))
+    except UnreadableRecord as error:
+        rows = ("unreadable", str(error.seq))
+    return records, rows
+
+
+def forged_row_hash(path: Path, seq: int) -> None:
+    """Re-hash row `seq` of table-1 over its stored text as it now is, and re-link every row after it: a forger's
+    rewrite of the chain, text and all."""
+    with closing(sqlite3.connect(path)) as conn, conn:
+        rows = conn.execute(
+            "SELECT stream, seq, at, actor, kind, data, raw, prev_hash FROM event_log "
+            "WHERE stream = 'table-1' AND seq >= ? ORDER BY seq",
+            (seq,),
+        ).fetchall()
+        prev = rows[0][7]
+        for stream, number, at, actor, kind, data, raw, _ in rows:
+            raw_text = "null" if raw is None else json.dumps(raw)
+            envelope = (
+                f'{{"actor":{json.dumps(actor)},"at":{json.dumps(at)},"data":{data},"kind":{json.dumps(kind)},'
+                f'"prev_hash":"{prev}","raw":{raw_text},"seq":{number},"stream":{json.dumps(stream)}}}'
+            )
+            digest = hashlib.sha256(envelope.encode()).hexdigest()
+            conn.execute(
+                "UPDATE event_log SET prev_hash = ?, hash = ? WHERE stream = ? AND seq = ?",
+                (prev, digest, stream, number),
+            )
+            prev = digest
+
+
+TAMPERINGS = {
+    "edited data": ["""UPDATE event_log SET data = '{"card":"KD","index":2}' WHERE seq = 3"""],
+    "edited actor": ["UPDATE event_log SET actor = 'dealer:mallory' WHERE seq = 4"],
+    "edited kind": ["UPDATE event_log SET kind = 'RoundVoided' WHERE seq = 4"],
+    "raw removed": ["UPDATE event_log SET raw = NULL WHERE seq = 4"],
+    "edited time": ["UPDATE event_log SET at = '2024-05-01T12:00:03.123457Z' WHERE seq = 4"],
+    "time not UTC": ["UPDATE event_log SET at = '2024-05-01T14:00:03.123456+02:00' WHERE seq = 4"],
+    "time written another way, same instant": [
+        "UPDATE event_log SET at = '2024-05-01T12:00:03.123456+00:00' WHERE seq = 4"
+    ],
+    "data spaced out, same values": ["""UPDATE event_log SET data = '{"card": "9D", "index": 2}' WHERE seq = 3"""],
+    "data keys reordered, same values": ["""UPDATE event_log SET data = '{"index":2,"card":"9D"}' WHERE seq = 3"""],
+    "data a number": ["UPDATE event_log SET data = '12' WHERE seq = 3"],
+    "hash edited": ["UPDATE event_log SET hash = upper(hash) WHERE seq = 2"],
+    "seq stored as text": ["UPDATE event_log SET seq = '9' WHERE seq = 5"],
+    "actor stored as a number": ["UPDATE event_log SET actor = 7 WHERE seq = 2"],
+    "data not JSON": ["""UPDATE event_log SET data = '{"card": ' WHERE seq = 3"""],
+    "data not ASCII": ["""UPDATE event_log SET data = '{"card":"9D","index":2,"x":"é"}' WHERE seq = 3"""],
+    "time not a time": ["UPDATE event_log SET at = 'yesterday' WHERE seq = 3"],
+    "time of a day that is not": ["UPDATE event_log SET at = '2024-02-30T12:00:03.123456Z' WHERE seq = 3"],
+    "middle record deleted": ["DELETE FROM event_log WHERE stream = 'table-1' AND seq = 3"],
+    "first record deleted": ["DELETE FROM event_log WHERE stream = 'table-1' AND seq = 1"],
+    "last record cut off": ["DELETE FROM event_log WHERE stream = 'table-1' AND seq = 5"],
+    "records swapped": [
+        "UPDATE event_log SET seq = -1 WHERE stream = 'table-1' AND seq = 2",
+        "UPDATE event_log SET seq = 2 WHERE stream = 'table-1' AND seq = 4",
+        "UPDATE event_log SET seq = 4 WHERE stream = 'table-1' AND seq = -1",
+    ],
+    "record of another stream moved in": [
+        "DELETE FROM event_log WHERE stream = 'table-1' AND seq = 2",
+        "UPDATE event_log SET stream = 'table-1' WHERE stream = 'table-2' AND seq = 2",
+    ],
+}
+
+
+# The same values written another way were never an edit to `verify_chain`, which decodes them; nor is a cut.
+STILL_VERIFY = {"time written another way, same instant", "data spaced out, same values",
+                "data keys reordered, same values", "last record cut off"}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", TAMPERINGS)
+def test_the_stored_text_check_gives_the_records_verdict_for_every_tampering(
+    db: tuple[SqlEventStore, Path], name: str
+) -> None:
+    store, path = db
+    assert stored_verdicts(store) == (verify_chain(store.read("table-1")),) * 2  # intact first
+    tamper(path, *[s.replace("WHERE seq", "WHERE stream = 'table-1' AND seq") for s in TAMPERINGS[name]])
+    records, rows = stored_verdicts(store)
+    assert rows == records
+    assert (isinstance(records, ChainVerdict) and records.ok) == (name in STILL_VERIFY)
+
+
+@pytest.mark.parametrize(
+    ("statement", "first_bad"),
+    [
+        ("""UPDATE event_log SET data = '{"card": "KD", "index": 2}' WHERE stream = 'table-1' AND seq = 3""", 3),
+        ("""UPDATE event_log SET data = '{"card": "9D", "index": 2}' WHERE stream = 'table-1' AND seq = 3""", 3),
+        ("UPDATE event_log SET at = '2024-05-01T12:00:03.123456+00:00' WHERE stream = 'table-1' AND seq = 4", 4),
+        ("UPDATE event_log SET data = '[1]' WHERE stream = 'table-1' AND seq = 4", 4),
+    ],
+    ids=["edited", "same values spaced out", "same time written another way", "data not an object"],
+)
+def test_a_chain_rewritten_over_text_that_is_not_canonical_is_caught_as_before(
+    db: tuple[SqlEventStore, Path], statement: str, first_bad: int
+) -> None:
+    # The fast check hashes the stored text as it is: it must still refuse what was never the canonical form, which
+    # `verify_chain` (decoding and re-encoding) catches as an edit even when every hash after it was forged.
+    store, path = db
+    tamper(path, statement)
+    forged_row_hash(path, first_bad)
+    records, rows = stored_verdicts(store)
+    assert rows == records
+    assert isinstance(records, ChainVerdict)
+    assert (records.ok, records.first_bad_seq) == (False, first_bad)
+    assert records.reason.startswith(f"seq {first_bad} ") and records.reason.endswith(": the record was edited")
+
+
+@given(news=st.lists(new_records, min_size=1, max_size=6), stream=st.text(min_size=1, max_size=10), data=st.data())
+def test_stored_rows_verify_as_their_records_do_whatever_single_change(
+    news: list[NewRecord], stream: str, data: st.DataObject
+) -> None:
+    records = chain_of(news, stream=stream)
+    rows = [stored_row(record) for record in records]
+    assert verify_stored_chain(rows) == verify_chain(records)
+    index = data.draw(st.integers(min_value=0, max_value=len(records) - 1), label="index")
+    name = data.draw(st.sampled_from(FIELDS), label="field")
+    changed = [*rows[:index], stored_row(mutated(records[index], name)), *rows[index + 1 :]]
+    assert verify_stored_chain(changed) == verify_chain([stored_record(row) for row in changed])
+
+
+def stored_row(record: Record) -> StoredRow:
+    """`record` as the SQL store writes it."""
+    return (record.stream, record.seq, format_at(record.at), record.actor, record.kind, canonical_json(record.data),
+            record.raw, record.prev_hash, record.hash)  # fmt: skip

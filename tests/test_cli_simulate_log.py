@@ -16,7 +16,7 @@ import pytest
 from studio.domain import events as e
 from studio.domain.cards import parse_cards
 from studio.domain.events import encode
-from studio.domain.records import NewRecord
+from studio.domain.records import NewRecord, StoreError
 from studio.domain.rules import Winner, outcome
 from studio.simulation import seeded_shoe, simulation
 from studio.store_memory import MemoryEventStore
@@ -216,3 +216,66 @@ def test_log_verify_shows_a_progress_bar_only_on_a_terminal_and_erases_it(monkey
     monkeypatch.setattr(log_command, "PROGRESS_AFTER", 60.0)
     assert list(log_command.progress(iter(records), 3000, "T1", quick)) == records  # type: ignore[arg-type]
     assert quick.getvalue() == ""
+
+
+def _forge_result(db: Path) -> None:
+    """Log, through the store (the chain intact), a result that the recorded cards do not give."""
+    with SqlEventStore(f"sqlite:///{db}") as store:
+        fake = e.RoundCompleted(99, "T1-x", (), (), 9, 0, Winner.PLAYER, True, False, False, False)
+        kind, data, raw = encode(fake)
+        seq = store.last_seq("T1")
+        store.append("T1", [NewRecord(START, "dealer:mallory", kind, data, raw)], seq)
+        store.append("T1", [NewRecord(START, "dealer:mallory", "Note", {"n": 1}, None)], seq + 1)
+
+
+TAMPERINGS: dict[str, list[str]] = {
+    "intact": [],
+    "a result edited": [
+        """UPDATE event_log SET data = replace(data, '"winner":"banker"', '"winner":"player"')
+                           WHERE seq = (SELECT min(seq) FROM event_log WHERE data LIKE '%"winner":"banker"%')"""
+    ],
+    "a record deleted": ["DELETE FROM event_log WHERE seq = 40"],
+    "the log cut short": ["DELETE FROM event_log WHERE seq > 300"],
+    "the same data spaced out": ["""UPDATE event_log SET data = replace(data, ',', ', ') WHERE seq = 41"""],
+    "a row made unreadable": ["""UPDATE event_log SET data = '{"card": ' WHERE seq = 41"""],
+    "a record edited after a forged result": [  # once _forge_result has logged it
+        "UPDATE event_log SET actor = 'dealer:eve' WHERE seq = (SELECT max(seq) FROM event_log)"
+    ],
+}
+
+
+@pytest.mark.parametrize("tampering", TAMPERINGS)
+def test_log_verify_gives_the_one_pass_audits_verdict_with_the_chain_checked_in_a_second_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tampering: str
+) -> None:
+    """`studio log verify` checks a long log's chain in a second process while it replays (studio/log_audit.py);
+    its verdict must be the one-pass `audit`'s, record for record and reason for reason, and a row too damaged to
+    read the same one-line error, whichever way it runs."""
+    from studio import log_audit  # noqa: PLC0415
+    from studio.domain.audit import audit  # noqa: PLC0415
+
+    db = logged_table(tmp_path)
+    if tampering == "a record edited after a forged result":
+        _forge_result(db)
+        TAMPERINGS[tampering] = [
+            "UPDATE event_log SET actor = 'dealer:eve' WHERE seq = (SELECT max(seq) FROM event_log)"
+        ]
+    with sqlite3.connect(db) as connection:
+        for statement in TAMPERINGS[tampering]:
+            assert connection.execute(statement).rowcount >= 1
+    connection.close()
+    with SqlEventStore(f"sqlite:///{db}") as store:
+        try:
+            verdict = audit(store.read("T1"))
+            expected = (0 if verdict.ok else 3, f"table T1: {verdict.reason}" if verdict.ok else
+                        f"table T1: first bad record seq {verdict.first_bad_seq}: {verdict.reason}")  # fmt: skip
+        except StoreError as error:
+            expected = (1, str(error))
+    exits = {"intact": 0, "the log cut short": 0, "the same data spaced out": 0, "a row made unreadable": 1}
+    assert expected[0] == exits.get(tampering, 3)  # the cases are what they say
+    for parallel_from in (0, 10**9):  # the chain in a second process; in this one, after the replay
+        monkeypatch.setattr(log_audit, "PARALLEL_FROM", parallel_from)
+        assert (main(["log", "verify", str(db)]), parallel_from) == (expected[0], parallel_from)
+        out, err = capsys.readouterr()
+        shown = err.strip() if expected[0] == 1 else out.strip()
+        assert expected[1] in shown and len(shown.splitlines()) == 1, (parallel_from, shown)

@@ -17,7 +17,9 @@ from studio.domain.rules import (
     is_natural,
     next_recipient,
     next_recipient_by_points,
+    next_recipient_in_order,
     outcome,
+    outcome_in_order,
     player_draws,
     total,
 )
@@ -356,3 +358,39 @@ def test_any_six_cards_deal_a_consistent_round(six: list[Card]) -> None:
     result = outcome(player, banker)
     assert result.player_total == sum(_points(c) for c in player) % 10
     assert result.banker_total == sum(_points(c) for c in banker) % 10
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The table's shortcuts for a deal it checked card by card (`next_recipient_in_order`, `outcome_in_order`) agree with
+# the whole checks on every deal.
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ALL_CARDS), min_size=6, max_size=6))
+def test_in_order_shortcuts_agree_with_the_whole_checks(six: list[Card]) -> None:
+    dealt: list[tuple[Side, Card]] = []
+    player: list[Card] = []
+    banker: list[Card] = []
+    for card in six:
+        expected = next_recipient(player, banker)
+        assert next_recipient_in_order(dealt) is expected
+        if expected is None:
+            break
+        dealt.append((expected, card))
+        (player if expected is Side.PLAYER else banker).append(card)
+    else:
+        assert next_recipient_in_order(dealt) is next_recipient(player, banker) is None
+    assert outcome_in_order(dealt) == outcome(player, banker)
+
+
+def test_in_order_shortcuts_on_a_player_draw_and_a_banker_stand() -> None:
+    # Player 2 + 3 = 5 draws an 8; Banker 3 stands on a Player's third card of 8.
+    dealt = [(Side.PLAYER, Card.parse("2S")), (Side.BANKER, Card.parse("AH")), (Side.PLAYER, Card.parse("3D")),
+             (Side.BANKER, Card.parse("2C"))]  # fmt: skip
+    assert next_recipient_in_order(dealt) is Side.PLAYER
+    dealt.append((Side.PLAYER, Card.parse("8H")))
+    assert next_recipient_in_order(dealt) is None
+    result = outcome_in_order(dealt)
+    assert (result.player_total, result.banker_total, result.winner) == (3, 3, Winner.TIE)
+    assert [card.code for card in result.player] == ["2S", "3D", "8H"]
+    assert [card.code for card in result.banker] == ["AH", "2C"]

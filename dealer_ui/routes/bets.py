@@ -15,13 +15,14 @@ from dealer_ui.auth import require, websocket_principal
 from dealer_ui.routes.lookup import runtime_of, studio_of
 from dealer_ui.routes.problems import BAD_AFTER, BAD_INPUT, MAX_ID, after_of
 from dealer_ui.runtime import Studio, TableRuntime
+from studio.betting import BetRequest
 from studio.domain.errors import BetRejected
 from studio.domain.player_banker import required_bank
 from studio.domain.procedure import Phase
 from studio.domain.roles import Role
 from studio.pins import BadPin
 from studio.users import Principal
-from studio.wallets import OwnMaximumRefused, OwnMaximumState, PlacedBet, WalletError, WrongPin
+from studio.wallets import OtherGameServer, OwnMaximumRefused, OwnMaximumState, PlacedBet, WalletError, WrongPin
 
 router = APIRouter(tags=["bets and wallets"])
 game_server = require(Role.GAME_SERVER)
@@ -38,6 +39,14 @@ class NewBet(BaseModel):
     player_id: str = PLAYER_ID
     bet_type: str = Field(min_length=1, max_length=32, examples=["banker", "tie", "player_pair", "2 way"])
     stake: int = Field(gt=0, le=10**12, description="minor units (cents)")
+
+
+MAX_BATCH = 500  # player requests in one batch call (a 501st is a 422 that places nothing)
+
+
+class BetBatch(BaseModel):
+    requests: list[NewBet] = Field(max_length=MAX_BATCH, description="each what `POST .../bets` takes, in order; at "
+                                   f"most {MAX_BATCH}")  # fmt: skip
 
 
 class PlayerAction(BaseModel):
@@ -161,10 +170,11 @@ def _for_player(request: Request, table_id: str, who: Principal, player_id: str)
     return runtime
 
 
-def _placed(action: Callable[[], list[PlacedBet]]) -> dict[str, Any]:
-    """The bets an action placed or took back, or a refusal with its reason (409; 404 for an unknown player)."""
+async def _placed(runtime: TableRuntime, action: Callable[[], list[PlacedBet]]) -> dict[str, Any]:
+    """What an undo, double or repeat placed or took back, run on the table's writer after the bets that arrived
+    before it, or a refusal with its reason (409; 404 for an unknown player)."""
     try:
-        return _bets(action())
+        return _bets(await runtime.bets.run(action))
     except (BetRejected, WalletError) as error:
         raise _refuse(error) from None
 
@@ -173,11 +183,56 @@ def _placed(action: Callable[[], list[PlacedBet]]) -> dict[str, Any]:
 async def place_bet(
     table_id: str, body: NewBet, request: Request, who: Principal = Depends(game_server)
 ) -> dict[str, Any]:
-    runtime = _for_player(request, table_id, who, body.player_id)
-    state = runtime.service.state
-    return _placed(
-        lambda: runtime.betting.place(state, who.name, body.player_id, body.bet_id, body.bet_type, body.stake)
-    )
+    """Place a bet (or a 2 Way / 3 Way shortcut, all or none). It waits for the table's next group commit: the answer
+    comes once the bet is durable, or with the reason it was refused (409: a rule; 404: an unknown player)."""
+    runtime = runtime_of(request, table_id)
+    owner = studio_of(request).wallets.known_owner(body.player_id)  # else checked with the bet, in its transaction
+    if owner is not None and owner != who.name:
+        raise HTTPException(403, f"player {body.player_id!r} belongs to another game server")
+    try:
+        placed = await runtime.bets.place(who.name, body.player_id, body.bet_id, body.bet_type, body.stake)
+    except OtherGameServer as error:
+        raise HTTPException(403, str(error)) from None
+    except (BetRejected, WalletError) as error:
+        raise _refuse(error) from None
+    return _bets(placed)
+
+
+@router.post("/api/tables/{table_id}/bets/batch")
+async def place_bets(
+    table_id: str, body: BetBatch, request: Request, who: Principal = Depends(game_server)
+) -> dict[str, Any]:
+    """Place many players' requests in one call (a game server's batch at a peak), each as `POST .../bets` would,
+    all in the table's next group commit (one transaction). `results` lists, in the order asked, each request's
+    answer: `{"status": 200, "bets": [...]}` once durable, or its refusal `{"status": 409|404|403, "detail": ...}`
+    with the status and message the single route gives; a refused request changes nothing and the others go on. A
+    player of another game server is refused (403) alone. The answer is sent once the group is committed; if the
+    database fails it, the call is a 503 and none was placed."""
+    runtime = runtime_of(request, table_id)
+    wallets = studio_of(request).wallets
+    results: list[dict[str, Any] | None] = []
+    asks: list[BetRequest] = []
+    for ask in body.requests:
+        owner = wallets.known_owner(ask.player_id)  # else checked with the bet, in its transaction
+        if owner is not None and owner != who.name:
+            results.append({"status": 403, "detail": f"player {ask.player_id!r} belongs to another game server"})
+            continue
+        results.append(None)
+        asks.append(BetRequest(who.name, ask.player_id, ask.bet_id, ask.bet_type, ask.stake))
+    answers = iter(await runtime.bets.place_each(asks))
+    return {"results": [_answer(next(answers)) if result is None else result for result in results]}
+
+
+def _answer(answer: list[PlacedBet] | BaseException) -> dict[str, Any]:
+    """One request's part of a batch's answer: what the single route would answer, with its status as a field."""
+    if isinstance(answer, list):
+        return {"status": 200, **_bets(answer)}
+    if isinstance(answer, OtherGameServer):
+        return {"status": 403, "detail": str(answer)}
+    if isinstance(answer, BetRejected | WalletError):
+        refusal = _refuse(answer)
+        return {"status": refusal.status_code, "detail": refusal.detail}
+    raise answer  # the database failed the group: nothing of it was placed (503)
 
 
 @router.post("/api/tables/{table_id}/bets/undo")
@@ -185,7 +240,7 @@ async def undo_bet(
     table_id: str, body: PlayerAction, request: Request, who: Principal = Depends(game_server)
 ) -> dict[str, Any]:
     runtime = _for_player(request, table_id, who, body.player_id)
-    return _placed(lambda: [runtime.betting.undo_last(runtime.service.state, body.player_id)])
+    return await _placed(runtime, lambda: [runtime.betting.undo_last(runtime.service.state, body.player_id)])
 
 
 @router.post("/api/tables/{table_id}/bets/double")
@@ -193,7 +248,7 @@ async def double_bets(
     table_id: str, body: PlayerAction, request: Request, who: Principal = Depends(game_server)
 ) -> dict[str, Any]:
     runtime = _for_player(request, table_id, who, body.player_id)
-    return _placed(lambda: runtime.betting.double(runtime.service.state, who.name, body.player_id))
+    return await _placed(runtime, lambda: runtime.betting.double(runtime.service.state, who.name, body.player_id))
 
 
 @router.post("/api/tables/{table_id}/bets/repeat")
@@ -201,8 +256,9 @@ async def repeat_bets(
     table_id: str, body: Repeat, request: Request, who: Principal = Depends(game_server)
 ) -> dict[str, Any]:
     runtime = _for_player(request, table_id, who, body.player_id)
-    state = runtime.service.state
-    return _placed(lambda: runtime.betting.repeat(state, who.name, body.player_id, body.previous_game_id))
+    return await _placed(
+        runtime, lambda: runtime.betting.repeat(runtime.service.state, who.name, body.player_id, body.previous_game_id)
+    )
 
 
 @router.get("/api/tables/{table_id}/bets/totals")

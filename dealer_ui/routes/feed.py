@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 
 from dealer_ui.auth import require, websocket_principal
+from dealer_ui.fanout import direct_socket
 from dealer_ui.hub import FeedHub, Subscription, encode
 from dealer_ui.routes.problems import BAD_AFTER, MAX_ID, after_of
 from studio.domain.roles import Role
@@ -84,9 +85,12 @@ async def feed_stream(websocket: WebSocket, table: str) -> None:
         while last < feed.published_seq(table) and subscription.dropped is None:
             messages, last = feed.backlog(table, last, PAGE)
             for message in messages:
-                await websocket.send_text(encode(message))
+                await websocket.send_text(encode(message))  # waits while the client is slow: the log keeps the rest
+        socket = direct_socket(websocket.scope)
+        if socket is not None:  # caught up: from now on the hub writes each message to the socket itself
+            feed.hub.go_direct(subscription, socket, last)
         while True:
-            live = await subscription.queue.get()  # one wake-up per message: the fan-out's hot path
+            live = await subscription.queue.get()  # on a direct socket, nothing comes but the end
             if live is None:
                 if subscription.code is not None:
                     await websocket.close(code=subscription.code, reason=subscription.dropped or "")

@@ -62,6 +62,8 @@ class Suit(enum.Enum):
 
 
 _ORDER = list(Rank)
+_RANK_PLACE = {rank: place for place, rank in enumerate(Rank)}
+_SUIT_PLACE = {suit: place for place, suit in enumerate(Suit)}
 _POINTS = {rank: (index + 1 if index < 9 else 0) for index, rank in enumerate(_ORDER)}
 _SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 
@@ -85,10 +87,17 @@ class Card:
     # Derived once at creation: the rules read them for every card of every deal.
     code: str = field(init=False, repr=False, compare=False)
     points: int = field(init=False, repr=False, compare=False)
+    index: int = field(init=False, repr=False, compare=False)  # its place in `ALL_CARDS`: suit by suit, ace to king
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "code", self.rank.code + self.suit.code)
         object.__setattr__(self, "points", self.rank.points)
+        object.__setattr__(self, "index", _SUIT_PLACE[self.suit] * len(_ORDER) + _RANK_PLACE[self.rank])
+
+    def __hash__(self) -> int:
+        # Equal cards have the same index. The generated hash of (rank, suit) costs two Python-level enum hashes, and
+        # the engine looks cards up for every card dealt.
+        return self.index
 
     def __str__(self) -> str:
         return self.code

@@ -14,6 +14,7 @@ holds its default, for the same reason.
 from __future__ import annotations
 
 import enum
+import operator
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -77,7 +78,8 @@ class CardBurned(Event):
     read: CardRead  # as the table accepted it: its card is the pit boss's correction, if there was one
 
     def __post_init__(self) -> None:
-        _accepted(self.read)
+        if self.read.card is None:  # `_accepted`'s check, without the call for a card that is there
+            _accepted(self.read)
 
     @property
     def card(self) -> Card:
@@ -123,7 +125,8 @@ class CardDealt(Event):
     game_id: str = ""  # the round's game number, so that a card can be quoted on its own
 
     def __post_init__(self) -> None:
-        _accepted(self.read)
+        if self.read.card is None:  # `_accepted`'s check, without the call for a card that is there
+            _accepted(self.read)
 
     @property
     def card(self) -> Card:
@@ -371,17 +374,18 @@ EVENT_TYPES: dict[str, type[Event]] = {cls.__name__: cls for cls in Event.__subc
 
 def _field_codec(annotation: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
     """(encode, decode) for one field type."""
+    # The encoders are C-level getters where they can be: every event a table logs is encoded.
     if annotation is Card:
-        return (lambda c: c.code), Card.parse
+        return operator.attrgetter("code"), Card.parse
     if annotation == (Card | None):
         return (lambda c: None if c is None else c.code), (lambda v: None if v is None else Card.parse(v))
     if annotation == tuple[Card, ...]:
         return (lambda cs: [c.code for c in cs]), (lambda vs: tuple(Card.parse(v) for v in vs))
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         by_value = {member.value: member for member in annotation}
-        return (lambda e: e.value), by_value.__getitem__
+        return operator.attrgetter("_value_"), by_value.__getitem__  # `_value_`: what the `value` property reads
     if annotation is datetime:
-        return (lambda d: d.isoformat()), datetime.fromisoformat
+        return datetime.isoformat, datetime.fromisoformat
     return _same, _same
 
 
@@ -411,13 +415,6 @@ _READ_CODECS: list[Codec] = [(f.name, *_field_codec(_READ_HINTS[f.name])) for f 
 _READ_ALWAYS = frozenset({"card", "source", "device_seq", "confidence", "raw"})  # a session, evidence: added later
 
 
-def _encode_read(read: CardRead | None) -> dict[str, Any]:
-    if read is None:
-        return dict.fromkeys(_READ_ALWAYS)
-    return {name: enc(value) for name, enc, _ in _READ_CODECS
-            if (value := getattr(read, name)) is not None or name in _READ_ALWAYS}  # fmt: skip
-
-
 _READ_DECODERS = [(name, dec) for name, _, dec in _READ_CODECS if name != "raw"]
 
 
@@ -428,17 +425,66 @@ def _decode_read(data: Mapping[str, Any], raw: str | None) -> CardRead | None:
     return CardRead(**values, raw=raw)
 
 
-def encode(event: Event) -> tuple[str, dict[str, Any], str | None]:
-    """(kind, data, raw): the raw device data travels apart from the data."""
-    data = {name: enc(getattr(event, name)) for name, enc, _ in _CODECS[type(event)]}
-    for name, default in _LATER.get(type(event), ()):
-        if getattr(event, name) == default:
-            del data[name]
-    read_field = _READ_FIELD.get(type(event))
-    if read_field is not None:
-        data.update(_encode_read(getattr(event, read_field)))
-    raw = data.pop("raw", None)
-    return type(event).__name__, data, raw
+Encoded = tuple[str, dict[str, Any], str | None]  # (kind, data, raw)
+
+
+def _encoder_source(cls: type[Event], namespace: dict[str, Any]) -> str:
+    """The source of `cls`'s encoder (the form `encode` describes); the codecs it calls go into `namespace`. What it
+    interpolates are the dataclasses' field names (identifiers) and class names."""
+
+    def value(owner: str, name: str, enc: Callable[[Any], Any]) -> str:
+        if enc is _same:
+            return f"{owner}.{name}"
+        namespace[f"_encode_{owner}_{name}"] = enc
+        return f"_encode_{owner}_{name}({owner}.{name})"
+
+    own = [f"{name!r}: {value('event', name, enc)}" for name, enc, _ in _CODECS[cls]]
+    later = []
+    for name, default in _LATER.get(cls, ()):
+        namespace[f"_default_{name}"] = default
+        later += [f"    if event.{name} == _default_{name}:", f"        del data[{name!r}]"]
+    kind = cls.__name__
+    read_field = _READ_FIELD.get(cls)
+    if read_field is None:
+        return "\n".join(["def encode(event):", f"    data = {{{', '.join(own)}}}", *later,
+                          f"    return {kind!r}, data, None"])  # fmt: skip
+    always = [(name, enc) for name, enc, _ in _READ_CODECS if name in _READ_ALWAYS and name != "raw"]
+    no_read = [f"{name!r}: None" for name, _ in always]  # a suspension no read caused: the read's fields, all None
+    read = [f"{name!r}: {value('read', name, enc)}" for name, enc in always]
+    added = []  # the read's fields added later: written only when they hold something
+    for name, enc, _ in _READ_CODECS:
+        if name not in _READ_ALWAYS:
+            added += [f"    if read.{name} is not None:", f"        data[{name!r}] = {value('read', name, enc)}"]
+    return "\n".join(["def encode(event):",
+                      f"    read = event.{read_field}",
+                      "    if read is None:",
+                      f"        data = {{{', '.join(own + no_read)}}}",
+                      *(f"    {line}" for line in later),
+                      f"        return {kind!r}, data, None",
+                      f"    data = {{{', '.join(own + read)}}}",
+                      *later, *added,
+                      f"    return {kind!r}, data, read.raw"])  # fmt: skip
+
+
+def _compile_encoder(cls: type[Event]) -> Callable[[Event], Encoded]:
+    """`cls`'s encoder, written out from its fields and compiled once, as `dataclasses` writes `__init__`: one dict
+    display with each field read once costs a third of building the dict field by field, and every event a table
+    logs is encoded (and a replay's audit encodes it again)."""
+    namespace: dict[str, Any] = {}
+    exec(_encoder_source(cls, namespace), namespace)  # its source is made of the class's field and type names
+    encoder: Callable[[Event], Encoded] = namespace["encode"]
+    return encoder
+
+
+_ENCODERS = {cls: _compile_encoder(cls) for cls in EVENT_TYPES.values()}
+
+
+def encode(event: Event) -> Encoded:
+    """(kind, data, raw): the event's class name; its fields as JSON values (a card as its code, an enum as its value,
+    a time in ISO 8601), a field added later left out while it holds its default, and for an event with a read the
+    read's fields beside its own (those added to `CardRead` later only when they hold something); the raw device data
+    travels apart from the data."""
+    return _ENCODERS[type(event)](event)
 
 
 def decode(kind: str, data: Mapping[str, Any], raw: str | None = None) -> Event:

@@ -64,7 +64,7 @@ from studio.domain.errors import InvalidDeal, ProcedureError
 from studio.domain.events import BurnReason, InspectionStage, ShoeEndReason, SuspensionReason
 from studio.domain.procedure_config import ProcedureConfig
 from studio.domain.roles import Actor, Role
-from studio.domain.rules import Side, next_recipient, outcome
+from studio.domain.rules import Side, next_recipient, next_recipient_in_order, outcome_in_order
 
 
 class Phase(enum.Enum):
@@ -76,6 +76,10 @@ class Phase(enum.Enum):
     DEALING = "dealing"
     SUSPENDED = "suspended"
     CLOSED = "closed"  # a pit boss closed the table between rounds: no round opens until it is opened again
+
+    # A member is its own key: `decide` looks the phase up for every command, and an Enum's own hash (of its name) is
+    # a Python call. Members are singletons that compare by identity, so the identity hash is consistent with it.
+    __hash__ = object.__hash__
 
 
 class Burn(NamedTuple):
@@ -102,9 +106,34 @@ class Round(NamedTuple):
         return [card for side, card in self.dealt if side is Side.BANKER]
 
     def with_dealt(self, dealt: tuple[tuple[Side, Card], ...]) -> Round:
+        """The round with `dealt` in place of its cards (a pit boss's correction): the whole deal is checked."""
         player = [card for side, card in dealt if side is Side.PLAYER]
         banker = [card for side, card in dealt if side is Side.BANKER]
         return self._replace(dealt=dealt, next_side=next_recipient(player, banker))
+
+    def with_card(self, side: Side, card: Card) -> Round:
+        """The round once `card` is dealt to `side`, which must be the side due (`InvalidDeal` if not).
+
+        The cards before it were checked as they were dealt, so only the new card's place is: a whole check, as
+        `with_dealt` makes, cost more than all the rest of a card's decide and evolve."""
+        global _last_card  # noqa: PLW0603 - a cache of one entry, see below
+        last = _last_card
+        if last is not None and last[0] is self and last[1] is side and last[2] is card:
+            return last[3]
+        if side is not self.next_side:
+            due = "nobody: the deal is complete" if self.next_side is None else f"the {self.next_side.value}"
+            raise InvalidDeal(f"card {len(self.dealt) + 1} went to the {side.value}; the rules give it to {due}")
+        dealt = (*self.dealt, (side, card))
+        after = Round(self.number, self.game_id, self.opened_at, self.closes_at, dealt, next_recipient_in_order(dealt))
+        _last_card = (self, side, card, after)
+        return after
+
+
+# The last card `Round.with_card` dealt: (the round, the side, the card, the round after it). `decide` works out the
+# round after each card, to know whether the deal is complete, and `evolve` then deals the same card to the same round
+# (the same objects): it finds the answer here. A round is immutable, so the same objects give the same answer, and a
+# miss (another table, a replay) only works it out again.
+_last_card: tuple[Round, Side, Card, Round] | None = None
 
 
 class Suspension(NamedTuple):
@@ -163,15 +192,17 @@ class TableState(NamedTuple):
         return self.phase is Phase.SUSPENDED
 
     def copies_seen(self, card: Card) -> int:
-        return self.seen[CARD_INDEX[card]]
+        return self.seen[card.index]
 
 
-CARD_INDEX = {card: index for index, card in enumerate(ALL_CARDS)}
+CARD_INDEX = {card: card.index for card in ALL_CARDS}  # where `TableState.seen` counts each card (`Card.index`)
 
 
 def game_id(table_id: str, round_number: int, opened_at: datetime) -> str:
     """The number a player quotes: table, UTC date and start time (hhmmss), and the table's round number."""
-    return f"{table_id}-{opened_at:%Y%m%d-%H%M%S}-{round_number:04d}"
+    # Field by field, as `%Y%m%d-%H%M%S` writes them (the year unpadded): strftime costs twice as much.
+    day = f"{opened_at.year}{opened_at.month:02d}{opened_at.day:02d}"
+    return f"{table_id}-{day}-{opened_at.hour:02d}{opened_at.minute:02d}{opened_at.second:02d}-{round_number:04d}"
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -383,7 +414,7 @@ def _change_dealer(state: TableState, command: c.Command, now: datetime) -> list
 
 def _as_accepted(read: c.CardRead, card: Card) -> c.CardRead:
     """The read as the table takes it: with the pit boss's card if they corrected it (the read itself, most often)."""
-    return read if read.card == card else replace(read, card=card)
+    return read if read.card is card or read.card == card else replace(read, card=card)
 
 
 def _deal_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]:
@@ -393,28 +424,20 @@ def _deal_card(state: TableState, read: c.CardRead, card: Card) -> list[e.Event]
     side = current.next_side
     assert side is not None, "a complete deal is never left in DEALING"
     dealt = e.CardDealt(current.number, len(current.dealt) + 1, side, _as_accepted(read, card), current.game_id)
-    after = current.with_dealt((*current.dealt, (side, card)))
+    after = current.with_card(side, card)
+    if after.next_side is not None:
+        return [dealt]
     return [dealt, *_complete_if_dealt(state, after)]
 
 
 def _complete_if_dealt(state: TableState, current: Round) -> list[e.Event]:
     if current.next_side is not None:
         return []
-    result = outcome(current.player, current.banker)
+    result = outcome_in_order(current.dealt)  # each card was checked as it was dealt (`Round.with_card`)
     last_hand = is_last_hand(state, current.number)
-    completed = e.RoundCompleted(
-        round=current.number,
-        game_id=current.game_id,
-        player=result.player,
-        banker=result.banker,
-        player_total=result.player_total,
-        banker_total=result.banker_total,
-        winner=result.winner,
-        natural=result.natural,
-        player_pair=result.player_pair,
-        banker_pair=result.banker_pair,
-        last_hand=last_hand,
-    )
+    completed = e.RoundCompleted(current.number, current.game_id, result.player, result.banker, result.player_total,
+                                 result.banker_total, result.winner, result.natural, result.player_pair,
+                                 result.banker_pair, last_hand)  # fmt: skip
     if not last_hand:
         return [completed]
     assert state.round is not None
@@ -456,17 +479,23 @@ def _read_problem(state: TableState, read: c.CardRead) -> tuple[SuspensionReason
     """Why an otherwise due card cannot be accepted, if it cannot."""
     if read.card is None:
         return SuspensionReason.UNREADABLE_CARD, f"{read.source} could not read the card"
-    if read.device_seq is not None:
-        last = dict(state.last_device_seq).get(read.source)
-        same_session = dict(state.device_sessions).get(read.source) == read.device_session
-        # The same read reported again. Only equality counts: device counters wrap round and restart from zero. A new
-        # session (the device rebooted, the camera reopened) numbers from the start again: no duplicate across two.
-        if last is not None and read.device_seq == last and same_session:
-            return SuspensionReason.DUPLICATE_READ, f"{read.source} reported sequence {read.device_seq} again"
-    if state.copies_seen(read.card) >= state.config.decks:
+    # The same read reported again. Only equality counts: device counters wrap round and restart from zero. A new
+    # session (the device rebooted, the camera reopened) numbers from the start again: no duplicate across two.
+    if (read.device_seq is not None and read.device_seq == _of_source(state.last_device_seq, read.source)
+            and _of_source(state.device_sessions, read.source) == read.device_session):  # fmt: skip
+        return SuspensionReason.DUPLICATE_READ, f"{read.source} reported sequence {read.device_seq} again"
+    if state.seen[read.card.index] >= state.config.decks:
         return SuspensionReason.TOO_MANY_COPIES, (
             f"{read.card.code} seen {state.copies_seen(read.card) + 1} times; the shoe holds {state.config.decks}"
         )
+    return None
+
+
+def _of_source(pairs: tuple[tuple[str, Any], ...], source: str) -> Any:
+    """What `pairs` (per source: `last_device_seq`, `device_sessions`) hold for `source`, or None."""
+    for name, value in pairs:
+        if name == source:
+            return value
     return None
 
 
@@ -480,24 +509,27 @@ def _read_of(command: c.Command) -> c.CardRead:
     return command.read
 
 
-def _due_read(state: TableState, command: c.Command,
-              take: Callable[[TableState, c.CardRead, Card], list[e.Event]]) -> list[e.Event]:  # fmt: skip
-    """A card that is due: taken (burned or dealt), unless the read is unusable (then the table suspends)."""
+# A card that is due is taken (burned or dealt), unless the read is unusable: then the table suspends.
+
+
+def _burn_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
     read = _read_of(command)
     problem = _read_problem(state, read)
     if problem is not None:
         return [_suspend(state, *problem, read)]
     assert read.card is not None
-    return take(state, read, read.card)
-
-
-def _burn_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
-    burned = _due_read(state, command, _burn_card)
+    burned = _burn_card(state, read, read.card)
     return burned + _betting_back(state, burned, now)
 
 
 def _deal_read(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
-    return _due_read(state, command, _deal_card)  # where the rules say
+    assert isinstance(command, c.DrawCard)  # `_read_of`, written out: this runs for every card dealt
+    read = command.read
+    problem = _read_problem(state, read)
+    if problem is not None:
+        return [_suspend(state, *problem, read)]
+    assert read.card is not None
+    return _deal_card(state, read, read.card)  # where the rules say
 
 
 def _card_while_betting(state: TableState, command: c.Command, now: datetime) -> list[e.Event]:
@@ -875,21 +907,63 @@ def decide(state: TableState, command: c.Command, now: datetime) -> list[e.Event
 
 
 def _count(seen: tuple[int, ...], card: Card, change: int) -> tuple[int, ...]:
-    index = CARD_INDEX[card]
-    return (*seen[:index], seen[index] + change, *seen[index + 1 :])
+    counts = list(seen)  # one copy to change and one back: fewer objects than slicing and joining
+    counts[card.index] += change
+    return tuple(counts)
 
 
-def _read_taken(state: TableState, read: c.CardRead, **changes: Any) -> TableState:
-    """A card left the shoe and was accepted: count it, remember the device's sequence number, apply `changes`."""
+def _set_for_source(pairs: tuple[tuple[str, Any], ...], source: str, value: Any) -> tuple[tuple[str, Any], ...]:
+    """`pairs` with `source`'s value replaced by `value` (None: removed), the source then last."""
+    if len(pairs) == 1 and pairs[0][0] == source:  # a table with one device
+        pairs = ()
+    elif pairs:
+        pairs = tuple(pair for pair in pairs if pair[0] != source)
+    if value is None:
+        return pairs
+    return ((source, value),) if not pairs else (*pairs, (source, value))
+
+
+# Where fields sit in a `TableState`. The transitions made for every card and round set them in a list of the state's
+# fields (`_read_taken`, `_with_phase`): `_replace` builds a dict of keywords and passes over all the fields with it,
+# which cost a card's `evolve` more than all the rest of it.
+_FIELD = {name: position for position, name in enumerate(TableState._fields)}
+_PHASE, _ROUNDS_STARTED, _CARDS_DRAWN, _SEEN, _LAST_DEVICE_SEQ, _DEVICE_SESSIONS = (
+    _FIELD[name] for name in ("phase", "rounds_started", "cards_drawn", "seen", "last_device_seq", "device_sessions")
+)
+_BURN, _ROUND, _SUSPENSION, _COUNTS, _LAST_RESULT = (
+    _FIELD[name] for name in ("burn", "round", "suspension", "counts", "last_result")
+)
+_ROUNDS, _DEALT, _BURNED = (ShoeCounts._fields.index(name) for name in ("rounds", "dealt", "burned"))
+_new = tuple.__new__  # `_new(TableState, fields)`: `_make` without its length check (`fields` is a whole state's)
+
+
+def _read_taken(state: TableState, read: c.CardRead, phase: Phase, counted: int) -> list[Any]:
+    """A card left the shoe and was accepted: the state's fields, as a list, with the card counted (in `seen`, in
+    `cards_drawn` and in the shoe's count at position `counted`), the device's sequence number remembered and the
+    table in `phase`."""
     assert read.card is not None, "only a read card is accepted"
     last_seq, sessions = state.last_device_seq, state.device_sessions
     if read.device_seq is not None:
-        last_seq = (*(pair for pair in last_seq if pair[0] != read.source), (read.source, read.device_seq))
-        sessions = tuple(pair for pair in sessions if pair[0] != read.source)
-        if read.device_session is not None:
-            sessions = (*sessions, (read.source, read.device_session))
-    return state._replace(cards_drawn=state.cards_drawn + 1, seen=_count(state.seen, read.card, 1),
-                          last_device_seq=last_seq, device_sessions=sessions, **changes)  # fmt: skip
+        last_seq = _set_for_source(last_seq, read.source, read.device_seq)
+        if sessions or read.device_session is not None:
+            sessions = _set_for_source(sessions, read.source, read.device_session)
+    counts = list(state.counts)
+    counts[counted] += 1
+    fields = list(state)
+    fields[_PHASE] = phase
+    fields[_CARDS_DRAWN] = state.cards_drawn + 1
+    fields[_SEEN] = _count(state.seen, read.card, 1)
+    fields[_LAST_DEVICE_SEQ] = last_seq
+    fields[_DEVICE_SESSIONS] = sessions
+    fields[_COUNTS] = _new(ShoeCounts, counts)
+    return fields
+
+
+def _with_phase(state: TableState, phase: Phase) -> TableState:
+    """`state._replace(phase=phase)`, for the phase changes of every round."""
+    fields = list(state)
+    fields[_PHASE] = phase
+    return _new(TableState, fields)
 
 
 def _start_burn(state: TableState, event: e.BurnRequired) -> TableState:
@@ -906,31 +980,40 @@ def _start_burn(state: TableState, event: e.BurnRequired) -> TableState:
 
 
 def evolve(state: TableState, event: e.Event) -> TableState:
-    match event:
+    match event:  # the events of every round first: each case costs the events after it a type check
         case e.CardDealt(side=side, read=read):
-            assert state.round is not None
-            grown = state.round.with_dealt((*state.round.dealt, (side, event.card)))
-            counts = state.counts._replace(dealt=state.counts.dealt + 1)
-            return _read_taken(state, read, round=grown, counts=counts, phase=Phase.DEALING)
+            assert state.round is not None and read.card is not None
+            fields = _read_taken(state, read, Phase.DEALING, _DEALT)
+            fields[_ROUND] = state.round.with_card(side, read.card)
+            return _new(TableState, fields)
+        case e.BettingOpened():
+            fields = list(state)
+            fields[_PHASE] = Phase.BETTING_OPEN
+            fields[_ROUNDS_STARTED] = event.round
+            fields[_ROUND] = Round(event.round, event.game_id, event.opened_at, event.closes_at)
+            return _new(TableState, fields)
+        case e.BettingClosed():
+            return _with_phase(state, Phase.DEALING)
+        case e.RoundCompleted():
+            tally = list(state.counts)
+            tally[_ROUNDS] += 1
+            fields = list(state)
+            fields[_PHASE] = Phase.READY
+            fields[_ROUND] = fields[_SUSPENSION] = None
+            fields[_COUNTS] = _new(ShoeCounts, tally)
+            fields[_LAST_RESULT] = event
+            return _new(TableState, fields)
         case e.CardBurned(read=read):
             assert state.burn is not None
-            counts = state.counts._replace(burned=state.counts.burned + 1)
-            burn = state.burn._replace(remaining=state.burn.remaining - 1)
-            return _read_taken(state, read, burn=burn, counts=counts, phase=Phase.BURNING)
+            fields = _read_taken(state, read, Phase.BURNING, _BURNED)
+            fields[_BURN] = state.burn._replace(remaining=state.burn.remaining - 1)
+            return _new(TableState, fields)
         case e.BurnCompleted():
             assert state.burn is not None
             return state._replace(phase=state.burn.then, burn=None)
-        case e.BettingOpened(round=number, game_id=gid, opened_at=opened, closes_at=closes):
-            return state._replace(phase=Phase.BETTING_OPEN, rounds_started=number, round=Round(number, gid, opened,
-                                                                                                closes))  # fmt: skip
-        case e.BettingClosed():
-            return state._replace(phase=Phase.DEALING)
         case e.BettingReopened(closes_at=closes):
             assert state.round is not None
             return state._replace(round=state.round._replace(closes_at=closes))
-        case e.RoundCompleted():
-            counts = state.counts._replace(rounds=state.counts.rounds + 1)
-            return state._replace(phase=Phase.READY, round=None, counts=counts, last_result=event, suspension=None)
         case e.TableSuspended():
             resume = state.phase
             cause = event.read

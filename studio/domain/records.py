@@ -42,6 +42,15 @@ class Record:
     hash: str
 
 
+StoredRow = tuple[str, int, str, str, str, str, str | None, str, str]
+"""A record as the SQL store keeps it: (stream, seq, at, actor, kind, data, raw, prev_hash, hash), with `at` and
+`data` the very texts the chain hashed (ISO-8601 UTC, canonical JSON): the chain can be checked on them as they are."""
+
+
+StoredEvent = tuple[int, str, str, str | None]
+"""What a replay reads of a stored record: (seq, kind, data, raw), `data` the stored canonical JSON text."""
+
+
 class StoreError(StudioError):
     """The event store could not do what was asked (unreachable, corrupt, ...)."""
 

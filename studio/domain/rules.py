@@ -32,6 +32,11 @@ class Winner(enum.Enum):
     TIE = "tie"
 
 
+# The first four cards of a deal, in order: 1st and 3rd to Player, 2nd and 4th to Banker. Only the third cards depend
+# on the totals.
+DEALING_ORDER = (Side.PLAYER, Side.BANKER, Side.PLAYER, Side.BANKER)
+
+
 def total(points: Sequence[int]) -> int:
     return sum(points) % 10
 
@@ -116,6 +121,26 @@ def next_recipient_by_points(player: Sequence[int], banker: Sequence[int]) -> Si
     return nxt
 
 
+def next_recipient_in_order(dealt: Sequence[tuple[Side, Card]]) -> Side | None:
+    """Who receives the next card of a partial deal held in dealing order, each card with the side it went to, where
+    each card went to the side due (the table checks each card as it deals it: `next_recipient` checks a whole deal).
+
+    The same rules as `next_recipient_by_points`, read off the cards' places: the first four go P, B, P, B; the fifth
+    is the Player's third card if the Player drew. The table asks this for every card it deals."""
+    count = len(dealt)
+    if count < len(DEALING_ORDER):
+        return DEALING_ORDER[count]
+    player_two = (dealt[0][1].points + dealt[2][1].points) % 10
+    banker_two = (dealt[1][1].points + dealt[3][1].points) % 10
+    if player_two >= 8 or banker_two >= 8:
+        return None  # a natural: both stand
+    if player_draws(player_two):
+        if count == 4:
+            return Side.PLAYER
+        return Side.BANKER if count == 5 and banker_draws(banker_two, dealt[4][1].points) else None
+    return Side.BANKER if count == 4 and banker_draws(banker_two, None) else None
+
+
 def next_recipient(player: Sequence[Card], banker: Sequence[Card]) -> Side | None:
     """Who receives the next card (Player, Banker, or None: the deal is complete)."""
     return next_recipient_by_points([c.points for c in player], [c.points for c in banker])
@@ -152,19 +177,32 @@ def outcome(player: Sequence[Card], banker: Sequence[Card]) -> Outcome:
     pending = next_recipient(player, banker)
     if pending is not None:
         raise InvalidDeal(f"the deal is not finished: the next card goes to the {pending.value}")
-    player_total, banker_total = hand_total(player), hand_total(banker)
+    return _outcome(tuple(player), tuple(banker))
+
+
+def outcome_in_order(dealt: Sequence[tuple[Side, Card]]) -> Outcome:
+    """`outcome` of a complete deal held in dealing order, each card with the side it went to, where each card went
+    to the side due (as `next_recipient_in_order` has it): the table checks each card as it deals it, so nothing is
+    checked again here."""
+    return _outcome(tuple([card for side, card in dealt if side is Side.PLAYER]),
+                    tuple([card for side, card in dealt if side is Side.BANKER]))  # fmt: skip
+
+
+def _outcome(player: tuple[Card, ...], banker: tuple[Card, ...]) -> Outcome:
+    player_total = sum([card.points for card in player]) % 10  # `hand_total`, the hand's points read once
+    banker_total = sum([card.points for card in banker]) % 10
     return Outcome(
-        player=tuple(player),
-        banker=tuple(banker),
-        player_total=player_total,
-        banker_total=banker_total,
-        winner=winner_of(player_total, banker_total),
-        player_natural=is_natural(player),
-        banker_natural=is_natural(banker),
-        player_pair=player[0].rank == player[1].rank,
-        banker_pair=banker[0].rank == banker[1].rank,
-        player_perfect_pair=player[0] == player[1],
-        banker_perfect_pair=banker[0] == banker[1],
+        player,
+        banker,
+        player_total,
+        banker_total,
+        winner_of(player_total, banker_total),
+        len(player) == 2 and player_total >= 8,  # `is_natural`
+        len(banker) == 2 and banker_total >= 8,
+        player[0].rank is player[1].rank,  # a pair
+        banker[0].rank is banker[1].rank,
+        player[0].index == player[1].index,  # a perfect pair: the same rank and suit
+        banker[0].index == banker[1].index,
     )
 
 
