@@ -57,13 +57,13 @@ def work_scale(image: Image) -> float:
     return min(1.0, WORK_HEIGHT / int(image.shape[0]))
 
 
-def ink_mask(bgr: Image) -> npt.NDArray[np.uint8]:
-    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+def ink_mask(bgr: Image, grey: Image) -> npt.NDArray[np.uint8]:
+    """255 where there is ink: clearly darker than its neighbourhood (`grey` is `bgr` in grey), or clearly red."""
     ink = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, BLOCK, INK_CONTRAST)
     b, g, r = cv2.split(bgr)
     red = cv2.subtract(r, cv2.max(g, b))
-    ink[red > RED_LEVEL] = 255
-    return np.asarray(ink, dtype=np.uint8)
+    # ink where red > RED_LEVEL, by OpenCV: a NumPy mask over a whole frame costs about a millisecond
+    return np.asarray(cv2.bitwise_or(ink, cv2.threshold(red, RED_LEVEL, 255, cv2.THRESH_BINARY)[1]), dtype=np.uint8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,15 +81,17 @@ class _Sums:
         return int(self.grey.shape[0]) - 1, int(self.grey.shape[1]) - 1
 
 
-def _sums(work: Image, ink: npt.NDArray[np.uint8]) -> _Sums:
-    grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-    on = ink > 0
-    stock = np.where(on, 0, grey).astype(np.uint8)
+def _scan(work: Image) -> tuple[npt.NDArray[np.uint8], _Sums]:
+    """The ink mask of one scale and its integral images."""
+    grey = _u8(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY))
+    ink = ink_mask(work, grey)
+    stock = cv2.bitwise_and(grey, cv2.bitwise_not(ink))  # the grey where there is no ink (ink is 0 or 255)
     stock_sum, stock_square = cv2.integral2(stock, sdepth=cv2.CV_32S, sqdepth=cv2.CV_64F)
-    return _Sums(
+    on = cv2.threshold(ink, 0, 1, cv2.THRESH_BINARY)[1]
+    return ink, _Sums(
         max(float(np.percentile(grey[::4, ::4], 99)), 1.0),
         np.asarray(cv2.integral(grey, sdepth=cv2.CV_32S)),
-        np.asarray(cv2.integral(on.view(np.uint8), sdepth=cv2.CV_32S)),
+        np.asarray(cv2.integral(on, sdepth=cv2.CV_32S)),
         np.asarray(stock_sum),
         np.asarray(stock_square),
     )
@@ -101,7 +103,8 @@ def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float) -> npt.NDArr
     A glyph is printed on card stock: the ring around its box is light (`MIN_LIGHT` of the frame's white), smooth
     (`RING_SPREAD`), holds little other ink (`RING_INK`), and the glyph's ink is much darker than that ring
     (`GLYPH_CONTRAST`). Cloth texture, wood grain and a pip's neighbours fail one of these."""
-    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    # BBDT: the same components, in the same order, as the default algorithm, in about 60% of its time
+    count, _, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(ink, 8, cv2.CV_32S, cv2.CCL_BBDT)
     if count <= 1:
         return np.zeros((0, 4))
     x, y, w, h, area = (stats[1:, i].astype(np.float64) for i in range(5))
@@ -226,11 +229,9 @@ def propose(image: Image, region: tuple[int, int, int, int] | None = None) -> li
         view = _u8(cv2.cvtColor(view, cv2.COLOR_BGRA2BGR))
     scale = work_scale(image)
     work = _u8(cv2.resize(view, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)) if scale < 1 else view
-    ink = ink_mask(work)
-    sums = _sums(work, ink)
-    half = _u8(cv2.resize(work, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
-    half_ink = ink_mask(half)
-    boxes = np.concatenate([_glyphs(sums, ink, 1.0), _glyphs(_sums(half, half_ink), half_ink, 2.0)])
+    ink, sums = _scan(work)
+    half_ink, half_sums = _scan(_u8(cv2.resize(work, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)))
+    boxes = np.concatenate([_glyphs(sums, ink, 1.0), _glyphs(half_sums, half_ink, 2.0)])
     squares = _dedupe(_squares(boxes))
     if len(squares) == 0:
         return []
@@ -269,6 +270,20 @@ def crop_matrix(proposal: Proposal, size: int, angle: float = 0.0, stretch: tupl
     centre = np.array([proposal.x + shift[0] * proposal.side, proposal.y + shift[1] * proposal.side])
     offset = np.array([size / 2, size / 2]) - linear @ centre
     return np.concatenate([linear, offset[:, None]], axis=1)
+
+
+def crop_matrices(squares: list[Proposal], size: int, angle: float = 0.0, scale: float = 1.0
+                  ) -> npt.NDArray[np.float64]:  # fmt: skip
+    """`crop_matrix` of every square at once (N x 2 x 3, no stretch or shift), each square `scale` times larger."""
+    x, y, side, turn = np.array([(s.x, s.y, s.side, s.angle) for s in squares], dtype=np.float64).reshape(-1, 4).T
+    theta = np.radians(angle - turn)
+    factor = size / (side * scale)
+    cos, sin = np.cos(theta) * factor, np.sin(theta) * factor
+    matrices = np.empty((len(x), 2, 3))
+    matrices[:, 0, 0], matrices[:, 0, 1], matrices[:, 1, 0], matrices[:, 1, 1] = cos, sin, -sin, cos
+    matrices[:, 0, 2] = size / 2 - (cos * x + sin * y)
+    matrices[:, 1, 2] = size / 2 - (-sin * x + cos * y)
+    return matrices
 
 
 def crop(image: Image, proposal: Proposal, size: int) -> Image:

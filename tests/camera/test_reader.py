@@ -13,7 +13,7 @@ import pytest
 
 from drivers.camera.errors import ImageError
 from drivers.camera.image_io import load_image
-from drivers.camera.indices import Proposal
+from drivers.camera.indices import Proposal, crop_matrices, crop_matrix
 from drivers.camera.reader import SURE, IndexReader, _cards, _Index
 from drivers.camera.recognize import CardRead
 from drivers.camera.templates import Templates
@@ -175,3 +175,12 @@ def test_two_corners_that_agree_combine_only_for_a_network_calibrated_so() -> No
     combined = [card.confidence for card in _cards(corners + alone, lambda lead: lead, both_corners=True)]
     assert same == [0.6, 0.6]
     assert combined == [pytest.approx(0.8), 0.6]
+
+
+def test_the_crops_of_many_squares_at_once_are_those_of_each_square() -> None:
+    squares = [Proposal(100.0, 80.0, 40.0, 0.0), Proposal(321.5, 17.25, 23.0, 137.0), Proposal(5.0, 600.0, 61.0, -90.0)]
+    for angle, scale in ((0.0, 1.0), (180.0, 1.0), (0.0, 1.25), (33.0, 0.8)):
+        together = crop_matrices(squares, 32, angle, scale)
+        for square, matrix in zip(squares, together, strict=True):
+            larger = Proposal(square.x, square.y, square.side * scale, square.angle)
+            assert np.allclose(matrix, crop_matrix(larger, 32, angle), atol=1e-9)
