@@ -16,9 +16,11 @@ Rules held here:
   write lock at BEGIN (`BEGIN IMMEDIATE`) so that two writers queue instead of one failing to upgrade a stale read
   lock; the second then sees the first's records and gets `ConcurrentAppend`. PostgreSQL needs none of that: two
   writers at the same seq collide on the primary key. Queries are plain portable SQL.
-- On SQLite, appends and reads go through the DB-API connection itself (pooled by SQLAlchemy, set up by
+- On SQLite, appends and reads go through the DB-API connection itself (from SQLAlchemy's pool, set up by
   studio/database.py), with the same statements: a card's append is BEGIN IMMEDIATE, one insert, COMMIT, without
-  SQLAlchemy's per-statement work, which was a third of the time a card took besides the disk (issue 17).
+  SQLAlchemy's per-statement work, which was a third of the time a card took besides the disk (issue 17). Appends
+  keep one such connection (one append at a time on it), dropped after a failure other than a refused record.
+- A record is sealed with its stored texts (chain.seal_stored): its data encoded once for the hash and the row.
 - Rows can be read as stored (`stored_rows`, `stored_events`): the texts the chain hashed, for checking a long log's
   chain on the text itself (chain.verify_stored_chain) and replaying it (`studio log verify`, studio/log_audit.py).
 - The table is made and kept by the schema's migrations (studio/schema.py), like every table of the studio database.
@@ -28,6 +30,7 @@ Rules held here:
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
 from typing import Any, cast
@@ -36,10 +39,11 @@ from alembic.util.exc import CommandError
 from sqlalchemy import Column, Table, Text, func, insert, select
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.pool import PoolProxiedConnection
 from sqlmodel import Field, SQLModel
 
 from studio.database import BIG_INTEGER, WRITE_OPTION, one_line, open_engine
-from studio.domain.chain import canonical_json, check_expected_seq, check_stream, format_at, seal, stored_record
+from studio.domain.chain import InvalidRecord, check_expected_seq, check_stream, seal_stored, stored_record
 from studio.domain.records import GENESIS_HASH, ConcurrentAppend, NewRecord, Record, StoredEvent, StoredRow, StoreError
 from studio.schema import migrate
 
@@ -70,12 +74,12 @@ _C = _TABLE.c
 _COLUMNS = (_C.stream, _C.seq, _C.at, _C.actor, _C.kind, _C.data, _C.raw, _C.prev_hash, _C.hash)
 _INSERT = insert(_TABLE)
 # The same statements in SQLite's own SQL, for the DB-API connection (see `_append_sqlite`).
-_NAMES = ", ".join(column.name for column in _COLUMNS)
-_SQLITE_INSERT = f"INSERT INTO {_TABLE.name} ({_NAMES}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
+_NAMES = tuple(column.name for column in _COLUMNS)
+_SQLITE_INSERT = f"INSERT INTO {_TABLE.name} ({', '.join(_NAMES)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
 _SQLITE_HEAD = f"SELECT seq, hash FROM {_TABLE.name} WHERE stream = ? ORDER BY seq DESC LIMIT 1"
 _EVENT_COLUMNS = (_C.seq, _C.kind, _C.data, _C.raw)  # what a replay reads (records.StoredEvent)
 _PAGE_WHERE = "WHERE stream = ? AND seq > ? AND seq <= ? ORDER BY seq"
-_SQLITE_PAGE = f"SELECT {_NAMES} FROM {_TABLE.name} {_PAGE_WHERE}"
+_SQLITE_PAGE = f"SELECT {', '.join(_NAMES)} FROM {_TABLE.name} {_PAGE_WHERE}"
 _SQLITE_EVENT_PAGE = f"SELECT {', '.join(column.name for column in _EVENT_COLUMNS)} FROM {_TABLE.name} {_PAGE_WHERE}"
 _SQLITE_BEYOND = f"SELECT min(seq) FROM {_TABLE.name} WHERE stream = ? AND seq > ? AND seq <= ?"
 
@@ -98,6 +102,8 @@ class SqlEventStore:
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
         self._sqlite = parsed.get_backend_name() == "sqlite"  # appends and reads on the DB-API connection
         self._heads: dict[str, tuple[int, str]] = {}  # stream -> (seq, hash) of the last record this store committed
+        self._append_lock = threading.Lock()
+        self._append_connection: PoolProxiedConnection | None = None  # SQLite: taken at the first append
         try:
             migrate(self._engine)  # the studio database's schema, at its newest revision
         except (SQLAlchemyError, CommandError, StoreError) as error:  # unreachable, not a database, corrupt, no WAL
@@ -123,9 +129,9 @@ class SqlEventStore:
             else:
                 with self._writer.begin() as conn:
                     prev_hash = self._prev_hash(stream, records, expected_seq, known, lambda: _head(conn, stream))
-                    sealed, head_hash = _sealed(stream, records, expected_seq, prev_hash)
-                    if sealed:
-                        conn.execute(_INSERT, [_row(record) for record in sealed])
+                    sealed, rows, head_hash = _sealed(stream, records, expected_seq, prev_hash)
+                    if rows:
+                        conn.execute(_INSERT, [dict(zip(_NAMES, row, strict=True)) for row in rows])
                 # Leaving the block committed.
         except (IntegrityError, sqlite3.IntegrityError) as error:
             # Another writer took one of our seqs between our check and our insert (PostgreSQL, READ COMMITTED): it
@@ -142,29 +148,38 @@ class SqlEventStore:
     def _append_sqlite(
         self, stream: str, records: Sequence[NewRecord], expected_seq: int, known: tuple[int, str] | None
     ) -> tuple[list[Record], str]:
-        # The DB-API connection itself (pooled, with database.py's pragmas): one BEGIN IMMEDIATE, one executemany,
-        # one COMMIT, none of SQLAlchemy's per-statement work on the path of every card (issue 17).
-        connection = self._engine.raw_connection()
-        try:
+        # One DB-API connection kept for appends (database.py's pragmas; taken from the pool once): one BEGIN
+        # IMMEDIATE, one executemany, one COMMIT, none of SQLAlchemy's per-statement or per-checkout work on the path
+        # of every card (issue 17). The lock keeps one append at a time on it; other writers queue on the database.
+        with self._append_lock:
+            if self._append_connection is None:
+                self._append_connection = self._engine.raw_connection()
+            connection = self._append_connection
             cursor = connection.cursor()
-            cursor.execute("BEGIN IMMEDIATE")  # the write lock up front, as database.py's writers take it
             try:
+                cursor.execute("BEGIN IMMEDIATE")  # the write lock up front, as database.py's writers take it
                 head = lambda: _sqlite_head(cursor, stream)  # noqa: E731
                 prev_hash = self._prev_hash(stream, records, expected_seq, known, head)
-                sealed, head_hash = _sealed(stream, records, expected_seq, prev_hash)
-                if sealed:
-                    cursor.executemany(_SQLITE_INSERT, [_values(record) for record in sealed])
+                sealed, rows, head_hash = _sealed(stream, records, expected_seq, prev_hash)
+                if rows:
+                    cursor.executemany(_SQLITE_INSERT, rows)
                 cursor.execute("COMMIT")  # with synchronous=FULL the records are on disk when this returns
-            except BaseException:
+            except BaseException as error:
                 with suppress(sqlite3.Error):  # the error that brought us here is the one to report
                     if connection.driver_connection is not None and connection.driver_connection.in_transaction:
                         cursor.execute("ROLLBACK")
+                if not isinstance(error, ConcurrentAppend | InvalidRecord | sqlite3.IntegrityError):
+                    self._drop_append_connection()  # a disk or lock failure: the next append starts on a fresh one
                 raise
             finally:
                 cursor.close()
-        finally:
-            connection.close()  # back to the pool
         return sealed, head_hash
+
+    def _drop_append_connection(self) -> None:
+        connection, self._append_connection = self._append_connection, None
+        if connection is not None:
+            with suppress(sqlite3.Error, SQLAlchemyError):
+                connection.close()  # back to the pool, which rolls back anything left open
 
     @staticmethod
     def _prev_hash(
@@ -219,6 +234,8 @@ class SqlEventStore:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            with self._append_lock:
+                self._drop_append_connection()
             self._engine.dispose()
 
     def __enter__(self) -> SqlEventStore:
@@ -308,30 +325,16 @@ def _sqlite_head(cursor: Any, stream: str) -> tuple[int, str]:
     return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
 
 
-def _sealed(stream: str, records: Sequence[NewRecord], expected_seq: int, prev_hash: str) -> tuple[list[Record], str]:
-    """`records` sealed onto the chain after the record whose hash is `prev_hash`; and the hash of the last one."""
+def _sealed(
+    stream: str, records: Sequence[NewRecord], expected_seq: int, prev_hash: str
+) -> tuple[list[Record], list[StoredRow], str]:
+    """`records` sealed onto the chain after the record whose hash is `prev_hash`, the rows to insert (in `_COLUMNS`
+    order), and the hash of the last one."""
     sealed: list[Record] = []
+    rows: list[StoredRow] = []
     for seq, new in enumerate(records, start=expected_seq + 1):
-        sealed.append(seal(stream, seq, new, prev_hash))
-        prev_hash = sealed[-1].hash
-    return sealed, prev_hash
-
-
-def _values(record: Record) -> tuple[Any, ...]:
-    """A record as the row of `_SQLITE_INSERT`, in `_COLUMNS` order."""
-    return (record.stream, record.seq, format_at(record.at), record.actor, record.kind, canonical_json(record.data),
-            record.raw, record.prev_hash, record.hash)  # fmt: skip
-
-
-def _row(record: Record) -> dict[str, Any]:
-    return {
-        "stream": record.stream,
-        "seq": record.seq,
-        "at": format_at(record.at),
-        "actor": record.actor,
-        "kind": record.kind,
-        "data": canonical_json(record.data),
-        "raw": record.raw,
-        "prev_hash": record.prev_hash,
-        "hash": record.hash,
-    }
+        record, row = seal_stored(stream, seq, new, prev_hash)
+        sealed.append(record)
+        rows.append(row)
+        prev_hash = record.hash
+    return sealed, rows, prev_hash

@@ -149,6 +149,22 @@ def _digest(
     return hashlib.sha256(canonical_json(envelope).encode("ascii")).hexdigest()
 
 
+def _text_digest(
+    stream: str, seq: int, at: str, actor: str, kind: str, data: str, raw: str | None, prev_hash: str
+) -> str:
+    """`_digest` of a record whose `data` is given as its canonical JSON text: the envelope written around that text
+    as `canonical_json` writes it (keys in sorted order, no spaces, strings as json's ASCII encoder writes them), so
+    the data is not encoded again. The same text, so the same hash, when the fields are what `seal` checks them to be
+    (strings, `seq` an int, `data` canonical); `stored_chain_fault` checks that of a stored row before trusting it."""
+    envelope = (
+        f'{{"actor":{encode_basestring_ascii(actor)},"at":{encode_basestring_ascii(at)},"data":{data},'
+        f'"kind":{encode_basestring_ascii(kind)},"prev_hash":{encode_basestring_ascii(prev_hash)},'
+        f'"raw":{"null" if raw is None else encode_basestring_ascii(raw)},"seq":{seq:d},'
+        f'"stream":{encode_basestring_ascii(stream)}}}'
+    )
+    return hashlib.sha256(envelope.encode("ascii")).hexdigest()
+
+
 def check_stream(stream: str) -> None:
     """Refuse a stream name that is not a non-empty string."""
     if not isinstance(stream, str) or not stream:
@@ -167,6 +183,12 @@ def seal(stream: str, seq: int, new: NewRecord, prev_hash: str) -> Record:
     The record's data is a fresh plain copy decoded from its canonical JSON (tuples become lists, and so on), so that
     what a store hands back equals what it hashed, whatever the store, and later changes to `new.data` change nothing.
     """
+    return seal_stored(stream, seq, new, prev_hash)[0]
+
+
+def seal_stored(stream: str, seq: int, new: NewRecord, prev_hash: str) -> tuple[Record, StoredRow]:
+    """`seal`, and the row a SQL store keeps of the record: its time and data as the texts that were hashed. The data
+    is encoded once, for the hash and for the row (a card's append pays for every encoding, issue 17)."""
     check_stream(stream)
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
         raise InvalidRecord(f"seq must be a positive integer, not {seq!r}")
@@ -179,9 +201,14 @@ def seal(stream: str, seq: int, new: NewRecord, prev_hash: str) -> Record:
     if not isinstance(new.data, Mapping):
         raise InvalidRecord(f"record data must be a mapping, not {type(new.data).__name__}")
     at = new.at.astimezone(UTC) if is_utc(new.at) else new.at  # one tzinfo everywhere; format_at refuses the rest
-    data = json.loads(canonical_json(dict(new.data)))
-    digest = record_hash(stream, seq, at, new.actor, new.kind, data, new.raw, prev_hash)
-    return Record(stream, seq, at, new.actor, new.kind, data, new.raw, prev_hash, digest)
+    at_text = format_at(at)
+    data = _DECODE(canonical_json(dict(new.data)))
+    # Encoded again from the decoded copy: a key that is not a string sorts differently once it has become one
+    # ({10: .., 9: ..} is written "9" first, its decoded copy "10" first), and the hash is of what is stored.
+    data_text = _ENCODER.encode(data)
+    digest = _text_digest(stream, seq, at_text, new.actor, new.kind, data_text, new.raw, prev_hash)
+    record = Record(stream, seq, at, new.actor, new.kind, data, new.raw, prev_hash, digest)
+    return record, (stream, seq, at_text, new.actor, new.kind, data_text, new.raw, prev_hash, digest)
 
 
 def verify_chain(records: Iterable[Record]) -> ChainVerdict:
@@ -283,14 +310,8 @@ def stored_chain_fault(row: StoredRow, stream: str, prev_seq: int, prev_hash: st
     r_stream, seq, at, actor, kind, data, raw, r_prev, digest = row
     if r_stream == stream and seq == prev_seq + 1 and r_prev == prev_hash:
         try:
-            envelope = (
-                f'{{"actor":{encode_basestring_ascii(actor)},"at":{encode_basestring_ascii(at)},"data":{data},'
-                f'"kind":{encode_basestring_ascii(kind)},"prev_hash":{encode_basestring_ascii(r_prev)},'
-                f'"raw":{"null" if raw is None else encode_basestring_ascii(raw)},"seq":{seq:d},'
-                f'"stream":{encode_basestring_ascii(r_stream)}}}'
-            )
             if (
-                hashlib.sha256(envelope.encode("ascii")).hexdigest() == digest
+                _text_digest(r_stream, seq, at, actor, kind, data, raw, r_prev) == digest
                 and _CANONICAL_AT.fullmatch(at) is not None
                 and datetime.fromisoformat(at).tzinfo is not None  # a real date and time, not only its digits' form
                 and data[:1] == "{"  # an object, as every record's data is
