@@ -174,6 +174,10 @@ BENCHMARKS: tuple[Benchmark, ...] = (
                "ms"),
         Figure("card command → durable p99 ÷ write + fdatasync p99", "card_to_durable_ms.p99_over_fsync_p99", "×",
                at_most(2)),
+        Figure("the same once the log's WAL has wrapped (the rest of a day), p99",
+               "card_to_durable_ms.after_wal_wrapped.p99", "ms"),
+        Figure("the same ÷ write + fdatasync p99, same run", "card_to_durable_ms.after_wal_wrapped.p99_over_fsync_p99",
+               "×"),
     )),
     Benchmark("store", "store_bench.py", quick_args=("--appends", "200", "--replay", "5000"), figures=(
         Figure("append one record, durable, p99", "append.p99_ms", "ms", at_most(5)),
