@@ -103,3 +103,37 @@ def test_the_samples_reach_every_optional_part_of_the_form() -> None:
     assert raw == FULL_READ.raw and "raw" not in data
     assert "reason" not in e.encode(event_of(e.ShoeEnded, full=False))[1]  # a field added later, at its default
     assert e.encode(event_of(e.ShoeEnded, full=True))[1]["reason"] == e.ShoeEndReason.EARLY_SHUFFLE.value
+
+
+@pytest.mark.parametrize(("cls", "full"), CASES)
+def test_a_record_written_before_the_later_fields_decodes_to_their_defaults(cls: type[e.Event], full: bool) -> None:
+    kind, data, raw = e.encode(event_of(cls, full))
+    later = {f.name for f in dataclasses.fields(cls) if f.metadata.get("later")}
+    read_added = {"evidence_sha256", "evidence_boxes_sha256", "device_session"}  # the read's fields added later
+    older = {name: value for name, value in data.items() if name not in later | read_added}
+    decoded = e.decode(kind, {**older, "a field of a newer version": 1}, raw)  # and what it does not know is ignored
+    for item in dataclasses.fields(cls):
+        value = getattr(decoded, item.name)
+        if item.name in later:
+            assert value == item.default
+        elif isinstance(value, CardRead):
+            assert (value.evidence_sha256, value.evidence_boxes_sha256, value.device_session) == (None, None, None)
+            assert value.card == getattr(event_of(cls, full), item.name).card
+
+
+@pytest.mark.parametrize(("cls", "full"), CASES)
+def test_a_record_missing_a_field_or_holding_a_wrong_value_is_a_decode_error_naming_its_kind(
+    cls: type[e.Event], full: bool
+) -> None:
+    kind, data, raw = e.encode(event_of(cls, full))
+    required = [f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING and f.name in data]
+    for name in required:
+        with pytest.raises(e.EventDecodeError, match=kind):
+            e.decode(kind, {key: value for key, value in data.items() if key != name}, raw)
+    coded = [name for name, value in data.items() if isinstance(value, str) and name in {"side", "card", "winner"}]
+    for name in coded:
+        with pytest.raises(e.EventDecodeError, match=kind):
+            e.decode(kind, {**data, name: "not a value of its type"}, raw)
+    for not_an_object in ([], "text", 3, None):
+        with pytest.raises(e.EventDecodeError, match=kind):
+            e.decode(kind, not_an_object, raw)  # type: ignore[arg-type]  # what a damaged record might hold
