@@ -768,6 +768,32 @@ def _retried(row: Any) -> tuple[PlacedBet, int]:
     return _placed(row), int(row.stake if row.requested is None else row.requested)
 
 
+# A group commit's statements, built once: SQLAlchemy then finds each one's compiled SQL in its cache, and the lists
+# of ids go in as expanding parameters (`ids`, `players`, `games`), not as a new statement per group.
+_BETS_BY_ID = select(_B).where(_B.c.bet_id.in_(bindparam("ids", expanding=True)))
+# Each player's wallet (locked; the bank seat and own maximum are read, not locked), the table whose bank they hold
+# and their own maximum in force (their last `own_maximum` row), in one statement: one list of players to send.
+_EARLIER = _OWN.alias("earlier")
+_LAST_OWN = (select(func.max(_EARLIER.c.id)).where(_EARLIER.c.player_id == _W.c.player_id).correlate(_W)
+             .scalar_subquery())  # fmt: skip
+_PLAYERS_LOCKED = (select(_W.c.player_id, _W.c.balance, _W.c.game_server, _SEAT.c.table_id.label("holding"),
+                          _OWN.c.max_stake)
+                   .select_from(_W.outerjoin(_SEAT, _SEAT.c.player_id == _W.c.player_id)
+                                .outerjoin(_OWN, _OWN.c.id == _LAST_OWN))
+                   .where(_W.c.player_id.in_(bindparam("players", expanding=True))).order_by(_W.c.player_id)
+                   .with_for_update(of=_W))  # fmt: skip
+_OPEN_STAKES = (select(_B.c.player_id, _B.c.game_id, _B.c.bet_type, func.sum(_B.c.stake), func.count())
+                .where(_B.c.player_id.in_(bindparam("players", expanding=True)),
+                       _B.c.game_id.in_(bindparam("games", expanding=True)), _B.c.status == "open")
+                .group_by(_B.c.player_id, _B.c.game_id, _B.c.bet_type))  # fmt: skip
+_LAST_ORDER = select(func.coalesce(func.max(_B.c.placed_order), 0))
+_BANK_LOCKED = select(_W.c.balance).where(_W.c.player_id == bindparam("player")).with_for_update()
+_ROUND_STAKES = (select(_B.c.bet_type, func.sum(_B.c.stake), func.count())
+                 .where(_B.c.game_id == bindparam("game"), _B.c.status == "open").group_by(_B.c.bet_type))  # fmt: skip
+_INSERT_BETS, _INSERT_ENTRIES = insert(_B), insert(_L)  # executed with every column's value in each row
+_DEBIT = update(_W).where(_W.c.player_id == bindparam("p_id")).values(balance=_W.c.balance - bindparam("amount"))
+
+
 class _Batch:
     """What a batch of placements is checked against, read in bulk at the start of its transaction (the players'
     wallets locked) and kept up to date as each request is accepted, so that every request sees those before it as
@@ -781,28 +807,25 @@ class _Batch:
         self.known: dict[str, tuple[PlacedBet, int]] = {}  # bet id -> the bet as placed, the stake asked for it
         self.wallets: dict[str, tuple[int, str]] = {}  # player -> balance, game server
         self.holding: dict[str, str] = {}  # player -> the table whose bank they hold
-        self.staked: Counter[tuple[str, str, BetType]] = Counter()  # (player, game, type) -> open stakes
-        self.count: Counter[tuple[str, str, BetType]] = Counter()  # (player, game, type) -> open bets
+        # (player, game) -> their open stakes and open bets per type on that round (read per round, not per type:
+        # a request looks up only its own player's round)
+        self.staked: defaultdict[tuple[str, str], Counter[BetType]] = defaultdict(Counter)
+        self.count: defaultdict[tuple[str, str], Counter[BetType]] = defaultdict(Counter)
         self.own: dict[str, int | None] = {}  # player -> their own maximum stake in force
         for ids in _chunks(bet.bet_id for bet in bets):
-            for row in conn.execute(select(_B).where(_B.c.bet_id.in_(ids))):
+            for row in conn.execute(_BETS_BY_ID, {"ids": ids}):
                 self.known[row.bet_id] = _retried(row)
         for chunk in _chunks(players):
-            query = (select(_W.c.player_id, _W.c.balance, _W.c.game_server).where(_W.c.player_id.in_(chunk))
-                     .order_by(_W.c.player_id).with_for_update())  # fmt: skip
-            self.wallets.update((row.player_id, (int(row.balance), row.game_server)) for row in conn.execute(query))
-            seats = select(_SEAT.c.player_id, _SEAT.c.table_id).where(_SEAT.c.player_id.in_(chunk))
-            self.holding.update((row.player_id, row.table_id) for row in conn.execute(seats))
-            open_bets = (select(_B.c.player_id, _B.c.game_id, _B.c.bet_type, func.sum(_B.c.stake), func.count())
-                         .where(_B.c.player_id.in_(chunk), _B.c.game_id.in_(games), _B.c.status == "open")
-                         .group_by(_B.c.player_id, _B.c.game_id, _B.c.bet_type))  # fmt: skip
-            for player, game_id, bet_type, stakes, number in conn.execute(open_bets):
-                self.staked[player, game_id, BetType(bet_type)] = int(stakes)
-                self.count[player, game_id, BetType(bet_type)] = int(number)
-            last = select(func.max(_OWN.c.id)).where(_OWN.c.player_id.in_(chunk)).group_by(_OWN.c.player_id)
-            own = select(_OWN.c.player_id, _OWN.c.max_stake).where(_OWN.c.id.in_(last.scalar_subquery()))
-            self.own.update((row.player_id, row.max_stake) for row in conn.execute(own))
-        self.order = int(conn.execute(select(func.coalesce(func.max(_B.c.placed_order), 0))).scalar_one())
+            for row in conn.execute(_PLAYERS_LOCKED, {"players": chunk}):
+                self.wallets[row.player_id] = (int(row.balance), row.game_server)
+                if row.holding is not None:
+                    self.holding[row.player_id] = row.holding
+                self.own[row.player_id] = row.max_stake
+            open_stakes = conn.execute(_OPEN_STAKES, {"players": chunk, "games": games})
+            for player, game_id, bet_type, stakes, number in open_stakes:
+                self.staked[player, game_id][BetType(bet_type)] = int(stakes)
+                self.count[player, game_id][BetType(bet_type)] = int(number)
+        self.order = int(conn.execute(_LAST_ORDER).scalar_one())
         self.round_added: dict[str, tuple[Counter[BetType], int]] = {}  # game -> stakes, bets accepted in the batch
         self.banks: dict[str, tuple[int | None, Counter[BetType], int]] = {}  # game -> bank balance, open stakes, bets
         self.bet_rows: list[dict[str, Any]] = []
@@ -839,38 +862,42 @@ class _Batch:
     def _take(self, accepted: list[PlacedBet], asked: dict[str, int]) -> None:
         """Count the accepted bets in the batch's view and keep the rows they write."""
         first = accepted[0]
-        balance, game_server = self.wallets[first.player_id]
-        self.wallets[first.player_id] = (balance - sum(bet.stake for bet in accepted), game_server)
-        stakes, number = self.round_added.get(first.game_id, (Counter(), 0))
+        player, game_id, now = first.player_id, first.game_id, self.now
+        balance, game_server = self.wallets[player]
+        total = sum(bet.stake for bet in accepted)
+        self.wallets[player] = (balance - total, game_server)
+        self.debits[player] += total
+        staked, count = self.staked[player, game_id], self.count[player, game_id]
+        stakes, number = self.round_added.get(game_id) or (Counter(), 0)
         for bet in accepted:
             self.order += 1
-            key = (bet.player_id, bet.game_id, bet.bet_type)
-            self.staked[key] += bet.stake
-            self.count[key] += 1
-            stakes[bet.bet_type] += bet.stake
-            self.debits[bet.player_id] += bet.stake
+            bet_type, stake = bet.bet_type, bet.stake
+            staked[bet_type] += stake
+            count[bet_type] += 1
+            stakes[bet_type] += stake
             self.known[bet.bet_id] = (bet, asked[bet.bet_id])
-            self.bet_rows.append({"bet_id": bet.bet_id, "game_server": bet.game_server, "player_id": bet.player_id,
-                                  "table_id": bet.table_id, "game_id": bet.game_id, "bet_type": bet.bet_type.value,
-                                  "stake": bet.stake, "status": "open", "placed_at": self.now,
-                                  "placed_order": self.order, "requested": asked[bet.bet_id]})  # fmt: skip
-            self.entries.append({"player_id": bet.player_id, "kind": "stake", "amount": -bet.stake,
-                                 "game_id": bet.game_id, "bet_id": bet.bet_id, "at": self.now})  # fmt: skip
-        self.round_added[first.game_id] = (stakes, number + len(accepted))
+            self.bet_rows.append({"bet_id": bet.bet_id, "game_server": bet.game_server, "player_id": player,
+                                  "table_id": bet.table_id, "game_id": game_id, "bet_type": bet_type.value,
+                                  "stake": stake, "status": "open", "placed_at": now, "placed_order": self.order,
+                                  "requested": asked[bet.bet_id]})  # fmt: skip
+            # every column given (points too): no default worked out per row
+            self.entries.append({"player_id": player, "kind": "stake", "amount": -stake, "game_id": game_id,
+                                 "bet_id": bet.bet_id, "at": now, "points": 0})  # fmt: skip
+        self.round_added[game_id] = (stakes, number + len(accepted))
 
     def write(self, conn: Any) -> None:
-        """The accepted requests' bets, stake entries and balances, in the order they were accepted."""
+        """The accepted requests' bets, stake entries and balances, in the order they were accepted: one statement
+        each, executed with all their rows at once."""
         if self.bet_rows:
-            conn.execute(insert(_B), self.bet_rows)
-            conn.execute(insert(_L), self.entries)
+            conn.execute(_INSERT_BETS, self.bet_rows)
+            conn.execute(_INSERT_ENTRIES, self.entries)
             debits = [{"p_id": player, "amount": amount} for player, amount in sorted(self.debits.items())]
-            conn.execute(update(_W).where(_W.c.player_id == bindparam("p_id"))
-                         .values(balance=_W.c.balance - bindparam("amount")), debits)  # fmt: skip
+            conn.execute(_DEBIT, debits)
 
     def _placed_before(self, bets: Sequence[PlacedBet]) -> list[PlacedBet] | None:
         """The bets as placed before under the same ids (a retry), None if none was; `BetRejected` if an id was used
         for another bet."""
-        if not any(bet.bet_id in self.known for bet in bets):
+        if self.known.keys().isdisjoint(bet.bet_id for bet in bets):
             return None
         for bet in bets:
             found = self.known.get(bet.bet_id)
@@ -887,30 +914,32 @@ class _Batch:
         if limits is None and not placement.repeat:
             return list(bets)
         first = bets[0]
-        staked: Counter[BetType] = Counter()
-        count: Counter[BetType] = Counter()
-        for bet_type in BetType:
-            key = (first.player_id, first.game_id, bet_type)
-            staked[bet_type], count[bet_type] = self.staked[key], self.count[key]
-        if placement.repeat and count.total():
+        key = (first.player_id, first.game_id)
+        # copies: a request refused halfway (a 2 Way's second bet, say) leaves the batch's view as it was
+        staked: dict[BetType, int] = dict(self.staked.get(key, {}))
+        count: dict[BetType, int] = dict(self.count.get(key, {}))
+        open_bets = sum(count.values())
+        if placement.repeat and open_bets:
             reason = (f"repeat is only for before the player's first bet of the round: {first.player_id} has "
-                      f"{count.total()} open bet(s) on it")  # fmt: skip
+                      f"{open_bets} open bet(s) on it")  # fmt: skip
             raise BetRejected("repeat", 0, reason)
         if limits is None:
             return list(bets)
         own = self.own.get(first.player_id)
         accepted = []
         for bet in bets:
+            bet_type = bet.bet_type
             try:
-                taken = limits.take(bet.bet_type, bet.stake, staked[bet.bet_type], count[bet.bet_type], own,
+                taken = limits.take(bet_type, bet.stake, staked.get(bet_type, 0), count.get(bet_type, 0), own,
                                     placement.cap)  # fmt: skip
             except MaximumReached:
                 if placement.cap:
                     continue  # a double leaves an area that holds its maximum as it is
                 raise
-            staked[bet.bet_type] += taken.stake
-            count[bet.bet_type] += 1
-            accepted.append(replace(bet, stake=taken.stake, notice=taken.notice))
+            staked[bet_type] = staked.get(bet_type, 0) + taken.stake
+            count[bet_type] = count.get(bet_type, 0) + 1
+            same = taken.stake == bet.stake and taken.notice == bet.notice  # most bets: taken as asked
+            accepted.append(bet if same else replace(bet, stake=taken.stake, notice=taken.notice))
         if not accepted:
             raise BetRejected("double", 0, f"{MAXIMUM_REACHED}: every area of this player's bets holds its maximum")
         return accepted
@@ -920,13 +949,10 @@ class _Batch:
         at the first look in this transaction)."""
         game_id = bets[0].game_id
         if game_id not in self.banks:
-            balance = conn.execute(select(_W.c.balance).where(_W.c.player_id == bank.player_id)
-                                   .with_for_update()).scalar()  # fmt: skip
-            query = (select(_B.c.bet_type, func.sum(_B.c.stake), func.count())
-                     .where(_B.c.game_id == game_id, _B.c.status == "open").group_by(_B.c.bet_type))  # fmt: skip
+            balance = conn.execute(_BANK_LOCKED, {"player": bank.player_id}).scalar()
             open_stakes: Counter[BetType] = Counter()
             number = 0
-            for bet_type, staked, count in conn.execute(query):
+            for bet_type, staked, count in conn.execute(_ROUND_STAKES, {"game": game_id}):
                 open_stakes[BetType(bet_type)] += int(staked)
                 number += int(count)
             self.banks[game_id] = (balance, open_stakes, number)  # as committed before this batch

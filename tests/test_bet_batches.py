@@ -103,6 +103,33 @@ def test_each_request_sees_the_requests_before_it_in_its_group(table: Table) -> 
     assert table.wallets.balance("p1") == 1_000_000 - 3 * 1_000 - 3_000 == table.wallets.ledger_sum("p1")
 
 
+def test_a_group_reads_each_players_own_maximum_in_force_and_the_bank_they_hold(table: Table) -> None:
+    """The players of a group are read in one statement: the last of a player's own maximums is in force, a player
+    without one has the table's, and a player holding a bank anywhere does not bet."""
+    for player in ("p1", "p2", "p3", "p4"):
+        table.wallets.deposit(player, "gs1", 1_000_000)
+    table.wallets.set_pin("p1", "gs1", "4821")
+    table.wallets.set_own_maximum("p1", "gs1", 5_000, "4821")
+    table.clock.advance(7 * 24 * 3600)  # a week later: a change is allowed again
+    table.wallets.set_own_maximum("p1", "gs1", 2_000, "4821")  # the one in force
+    table.wallets.set_pin("p4", "gs1", "1357")
+    table.wallets.set_own_maximum("p4", "gs1", 3_000, "1357")
+    table.wallets.take_bank("T9", "p3", "gs1", True, 0)
+    game = table.open()
+    answers = table.betting.place_many(table.service.state, [
+        _ask("p1", "a", "banker", 3_000),  # refused: over p1's own maximum in force (20.00), not the earlier 50.00
+        _ask("p1", "b", "banker", 2_000),
+        _ask("p2", "c", "banker", 30_000),  # no own maximum: the table's
+        _ask("p3", "d", "banker", 1_000),  # refused: holds the bank at T9
+        _ask("p4", "e", "banker", 3_000),
+    ])  # fmt: skip
+    refusals = {n: str(a) for n, a in enumerate(answers) if isinstance(a, BetRejected)}
+    assert refusals.keys() == {0, 3}
+    assert "over this player's own maximum stake of 20.00" in refusals[0]
+    assert "p3 holds the bank at T9 and cannot bet" in refusals[3]
+    assert _stored(table.wallets, game) == {"b": ("p1", 2_000), "c": ("p2", 30_000), "e": ("p4", 3_000)}
+
+
 def test_the_bank_covers_every_bet_of_the_group_together(tmp_path: Path) -> None:
     table = Table(tmp_path / "ledger.db", player_banker=True)
     try:

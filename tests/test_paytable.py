@@ -75,6 +75,14 @@ def test_standard_table_metadata(standard: PayTable) -> None:
     assert standard.payout_rounding is Rounding.DOWN
 
 
+def test_a_bet_type_is_a_key_by_identity_whichever_way_it_was_named() -> None:
+    """Bet types hash by identity (a group commit counts by them): a parsed name and a value find the same entry."""
+    counts = {bet_type: n for n, bet_type in enumerate(BetType)}
+    assert counts[BetType.parse(" Player-Pair ")] == counts[BetType("player_pair")] == counts[BetType.PLAYER_PAIR]
+    assert all(hash(bet_type) == object.__hash__(bet_type) for bet_type in BetType)
+    assert "player_pair" not in counts  # a member is not its value
+
+
 def test_winner_of_facts() -> None:
     assert PLAYER_WINS.winner is Winner.PLAYER
     assert BANKER_WINS.winner is Winner.BANKER

@@ -35,6 +35,11 @@ class BetType(enum.Enum):
     PLAYER_BONUS = "player_bonus"
     BANKER_BONUS = "banker_bonus"
 
+    # A member is its own key: a group commit looks bet types up in its counts some tens of times per bet, and an
+    # Enum's own hash (of its name) is a Python call. Members are singletons that compare by identity, so the
+    # identity hash is consistent with it (as `procedure.Phase`).
+    __hash__ = object.__hash__
+
     @classmethod
     def parse(cls, text: str) -> BetType:
         try:
