@@ -31,13 +31,16 @@ MAX_ASPECT = 6.0  # the 1 of a ten is thin
 PAIR_GAP = 0.6  # two glyphs of one index are at most this many glyph sizes apart (bounding-box gap)
 PAIR_RATIO = 2.6  # ...and their sizes differ at most this much
 NEIGHBOURS = 2  # pairs made with each glyph's nearest neighbours
+SAME_GLYPH = 0.6  # boxes overlapping this much (IoU) are one glyph found twice (at both scales)
 MAX_GLYPHS = 90  # glyphs kept per scale, the smoothest-surrounded first
 LONE_GLYPHS = 0  # 1: a glyph alone (rank and suit run together) is proposed too; 0: pairs only
 SIDE = 1.3  # a proposal's square is this times the longer side of what it holds
 MIN_LIGHT = 0.4  # mean brightness of the square, as a fraction of the frame's white (card stock)
 INK_MIN, INK_MAX = 0.06, 0.6  # fraction of the square that is ink
 RING, RING_INK = 0.25, 0.45  # the ring around a glyph (in glyph sizes) and the most ink it may hold
-GLYPH_CONTRAST = 30  # grey levels between a glyph's ink and the card stock around it
+# grey levels between a glyph's ink and the card stock around it: 22, not 30, so that a pale rank (a pink or a thin
+# grey one, blurred at 25 to 40 px) is a glyph; the ring tests still keep cloth texture out
+GLYPH_CONTRAST = 22
 RING_SPREAD = 25.0  # standard deviation of the stock around a glyph: smooth card, not cloth or wood grain
 
 
@@ -156,6 +159,22 @@ def _total(table: npt.NDArray[Any], box: tuple[npt.NDArray[np.intp], ...]) -> np
     return np.asarray(table[yb, xb] - table[ya, xb] - table[yb, xa] + table[ya, xa], dtype=np.float64)
 
 
+def _distinct(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The boxes without those that repeat an earlier one (IoU >= `SAME_GLYPH`), so that a glyph found at both
+    scales counts once. Its two copies would otherwise be each other's nearest neighbours and those of the glyphs
+    beside it, and take the `NEIGHBOURS` places of the pair that makes an index: a rank and its suit printed beside
+    a large pip (a 9 of clubs seen small) each paired twice with the pip, never with each other."""
+    if len(boxes) < 2:
+        return boxes
+    x0, y0, x1, y1 = (boxes[:, None, i] for i in range(4))
+    across = np.maximum(np.minimum(x1, x1.T) - np.maximum(x0, x0.T), 0)
+    down = np.maximum(np.minimum(y1, y1.T) - np.maximum(y0, y0.T), 0)
+    area = (x1 - x0) * (y1 - y0)
+    iou = across * down / np.maximum(area + area.T - across * down, 1e-6)
+    repeats = np.tril(iou >= SAME_GLYPH, k=-1).any(axis=1)  # overlaps an earlier box
+    return np.asarray(boxes[~repeats], dtype=np.float64)
+
+
 def _squares(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Squares (cx, cy, side, angle) around each glyph alone and each glyph with its nearest similar neighbours.
 
@@ -231,7 +250,7 @@ def propose(image: Image, region: tuple[int, int, int, int] | None = None) -> li
     work = _u8(cv2.resize(view, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)) if scale < 1 else view
     ink, sums = _scan(work)
     half_ink, half_sums = _scan(_u8(cv2.resize(work, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)))
-    boxes = np.concatenate([_glyphs(sums, ink, 1.0), _glyphs(half_sums, half_ink, 2.0)])
+    boxes = _distinct(np.concatenate([_glyphs(sums, ink, 1.0), _glyphs(half_sums, half_ink, 2.0)]))
     squares = _dedupe(_squares(boxes))
     if len(squares) == 0:
         return []

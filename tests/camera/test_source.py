@@ -128,7 +128,9 @@ def test_unsure_reads_are_misreads_with_the_best_guess_never_cards(synthetic_tem
 def test_bad_frames_are_counted_and_degrade_health_without_stopping_it(
     synthetic_templates: Path, tmp_path: Path
 ) -> None:
-    scene, _ = table(["10S"], seed=8)
+    # The drawn deck's spades are read as diamonds by the shipped network (docs/camera.md), which then overrules the
+    # enrolled templates in a frame where it is sure of it; this test is about bad frames, so it deals a ten of hearts.
+    scene, _ = table(["10H"], seed=8)
     bad: list[np.ndarray | bytes] = [b"", b"\x89PNG\r\n\x1a\n garbage", b"random bytes" * 50, b"\xff\xd8\xff\xe0"]
     frames = write_frames(tmp_path / "f", [*bad, *still(scene, 3)])
     source = CameraSource("camera", frames, templates=synthetic_templates, evidence_dir=tmp_path / "e")
@@ -145,7 +147,7 @@ def test_bad_frames_are_counted_and_degrade_health_without_stopping_it(
         return reports, health.state, health.detail
 
     reports, state, detail = asyncio.run(scenario())
-    assert [r.card.code for r in reports if r.card] == ["10S"]
+    assert [r.card.code for r in reports if r.card] == ["10H"]
     assert source.bad_frames == 4 and source.frames_read == 7
     assert state is SourceState.DEGRADED and "4 of the last 7 frames unusable" in detail
 

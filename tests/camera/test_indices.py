@@ -1,0 +1,47 @@
+"""The index proposals (drivers/camera/indices.py) on drawn cards: where a square must be proposed."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from drivers.camera import indices
+from drivers.camera.indices import Proposal, propose
+
+
+def _card_with_pip_beside_its_index() -> tuple[np.ndarray, tuple[float, float]]:
+    """A 1280 x 720 frame of green felt with one white card whose index (a 9 over a round suit) has a large pip
+    right beside it, nearer to both glyphs than they are to each other (as on a 9 of clubs seen small, where this
+    was found). The pip and the rank are found at both scales; returns the frame and the index's centre."""
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    frame[:] = (40, 110, 30)
+    cv2.rectangle(frame, (500, 250), (640, 450), (235, 235, 235), -1)
+    cv2.putText(frame, "9", (512, 280), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 2, cv2.LINE_AA)
+    cv2.circle(frame, (518, 292), 6, (30, 30, 30), -1)  # the suit under the rank
+    cv2.circle(frame, (541, 288), 15, (30, 30, 30), -1)  # a large pip beside both
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.7)
+    return frame, (518.0, 282.5)
+
+
+def _frames_upright(square: Proposal, centre: tuple[float, float], side: float) -> bool:
+    """The square holds the index: centred on it (a quarter of its side), about its size, along its vertical."""
+    turn = abs((square.angle + 90) % 180 - 90)  # 0 upright or upside down
+    near = math.hypot(square.x - centre[0], square.y - centre[1]) <= 0.25 * side
+    return near and 0.67 <= square.side / side <= 1.5 and turn <= 20
+
+
+def test_an_index_beside_a_large_pip_is_proposed() -> None:
+    """A glyph found at both scales counts once: its two copies must not take the places of the rank's and the
+    suit's nearest neighbours. Before issue 11's fix both places went to the pip (and the rank's own copy), and the
+    pair that makes the index was never formed."""
+    frame, centre = _card_with_pip_beside_its_index()
+    side = indices.SIDE * 33  # the index (rank over suit) is 33 pixels tall
+    assert any(_frames_upright(square, centre, side) for square in propose(frame))
+
+
+def test_a_glyph_found_at_both_scales_is_kept_once() -> None:
+    boxes = np.array([[10, 10, 30, 30], [40, 10, 50, 30], [10.5, 9.5, 30.5, 30.5], [11, 40, 29, 60]], dtype=float)
+    kept = indices._distinct(boxes)
+    assert kept.tolist() == [[10, 10, 30, 30], [40, 10, 50, 30], [11, 40, 29, 60]]
