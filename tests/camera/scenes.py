@@ -18,6 +18,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.training.dataset import label_names
+
 Image = npt.NDArray[np.uint8]
 
 
@@ -114,14 +116,9 @@ def studio_scene(cards: list[tuple[str, Image]], size: tuple[int, int], seed: in
 
 def roboflow_truth(image_path: Path, size: tuple[int, int] = (1280, 720)) -> list[tuple[str, float, float, float]]:
     """(code, centre x, centre y, side) of every labelled card index, in pixels of the image resized to `size`."""
-    names = (image_path.parents[1] / "classes.txt").read_text().split("\n")
     out = []
-    for line in (image_path.parents[1] / "labels" / f"{image_path.stem}.txt").read_text().splitlines():
-        parts = line.split()
-        if not parts:
-            continue
-        name = names[int(parts[0])].strip()
-        x, y, w, h = (float(v) for v in parts[1:5])
+    for name, values in label_names(image_path):
+        x, y, w, h = values[:4]
         if name in {"BACK", "BLACK JOKER", "RED JOKER"}:
             continue
         out.append((name, x * size[0], y * size[1], max(w * size[0], h * size[1])))

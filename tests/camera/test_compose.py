@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from drivers.camera.training import split
 from drivers.camera.training.compose import Piece, scene
+from drivers.camera.training.dataset import ERRATA, label_names
 
 
 def test_labelled_indices_lie_where_the_pieces_put_them() -> None:
@@ -24,3 +26,16 @@ def test_labelled_indices_lie_where_the_pieces_put_them() -> None:
             b, g, r = frame[round(square.y), round(square.x)].astype(int)
             assert r - max(g, b) > 60, (seed, square)
     assert labelled >= 10
+
+
+def test_label_errata_correct_the_listed_boxes_and_nothing_else() -> None:
+    """The roboflow labels are read through `label_names`: a box listed in `ERRATA` gets the card seen in the photo,
+    every other box keeps its label as the file gives it."""
+    photo = next(path for path in split.read()["validation"] if path.stem == "WIN_20240627_11_38_29_Pro")
+    names = (photo.parents[1] / "classes.txt").read_text().split("\n")
+    raw = [names[int(line.split()[0])].strip() for line in (photo.parents[1] / "labels" / f"{photo.stem}.txt")
+           .read_text().splitlines() if line.split()]  # fmt: skip
+    corrected = [name for name, _ in label_names(photo)]
+    assert raw[4] == raw[5] == "4S" and corrected[4] == corrected[5] == "3S"
+    assert corrected[:4] + corrected[6:] == raw[:4] + raw[6:]
+    assert {key for key in ERRATA if key[0] == photo.stem} == {(photo.stem, 5), (photo.stem, 6)}
