@@ -249,6 +249,7 @@ def export(model: Any, path: Path, size: int = SIZE) -> None:
 
 
 def main() -> None:
+    global SEED  # noqa: PLW0603 - the one seed every step draws from, set once before any of them
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--views", type=int, default=8, help="augmented views per labelled webcam index")
@@ -261,7 +262,9 @@ def main() -> None:
     parser.add_argument("--gate-only", action="store_true", help="train only the gate; keep the reader's files")
     parser.add_argument("--gate-epochs", type=int, default=6)
     parser.add_argument("--baseline-only", action="store_true", help="only the HOG + SVM comparison")
+    parser.add_argument("--seed", type=int, default=SEED, help="the seed of everything random (default %(default)s)")
     args = parser.parse_args()
+    SEED = args.seed
     cv2.setNumThreads(1)
     if args.baseline_only:
         baseline_only()
