@@ -13,6 +13,12 @@ seconds before the window's end, and is sent by the next free connection from th
 (Player or Banker, and a side bet), as separate requests on different connections. The dealer calls "no more bets"
 as soon as the table's timer allows it.
 
+Before the burst, 1 s ahead of it, each load process places `--warm-up` bets (10) of players of its own, not
+measured and not counted among the burst's: a table's game servers have sent bets before the final rush, so the
+server has taken bets already (its statements prepared, its code paths run once). `--warm-up 0` measures the burst
+as the first bets a freshly started server takes: its first group commit and first requests cost some tens of
+milliseconds more, which on this 2-core machine sets the p99 (the `bet-burst-cold` row of the table).
+
 A bet's answer time is from its instant to its answer's last byte (a bet waiting for a free connection is counted
 waiting: the figures are not flattered by a client that falls behind).
 
@@ -86,6 +92,9 @@ driver = "memory"
 MAIN_BETS = ("banker", "player")
 SIDE_BETS = ("tie", "player_pair", "banker_pair")
 BURN_CARD = "KH"  # a ten-value card: the burn after the first card is a count of ten
+# The warm-up bets go this long before the burst: within the server's keep-alive time (uvicorn closes a connection
+# idle for 5 s), as a game server's bets of the round before the final rush do.
+WARM_UP_LEAD = 1.0
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:
@@ -110,6 +119,20 @@ async def _request(
     return status, await reader.readexactly(length)
 
 
+async def _warm_up(connections: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]], head: bytes,
+                   bodies: list[bytes], start: float) -> None:  # fmt: skip
+    """The bets a game server sends `WARM_UP_LEAD` seconds before the burst (not measured): the bodies on all the
+    connections at once, as many rounds as it takes. A refusal stops the benchmark: the setting is wrong."""
+    await asyncio.sleep(max(0.0, start - WARM_UP_LEAD - time.time()))
+    answers = []
+    for first in range(0, len(bodies), len(connections)):
+        now = zip(connections, bodies[first : first + len(connections)], strict=False)
+        answers += await asyncio.gather(*(_request(reader, writer, head, body) for (reader, writer), body in now))
+    for status, answer in answers:
+        if status != 200 or b'"status":4' in answer or b'"status":5' in answer:
+            raise RuntimeError(f"a warm-up bet was refused: {status} {answer[:200]!r}")
+
+
 async def _client(job: dict[str, Any], start_line: asyncio.Future[float]) -> list[list[Any]]:
     if job["batch_ms"]:
         return await _game_server(job, start_line)
@@ -119,6 +142,7 @@ async def _client(job: dict[str, Any], start_line: asyncio.Future[float]) -> lis
     connections = [await asyncio.open_connection(host, port) for _ in range(job["connections"])]
     print("ready", flush=True)
     start = await start_line  # time.time() of the burst's start, told by the main process
+    await _warm_up(connections, head, [json.dumps(body).encode() for body in job["warm_up"]], start)
     bets = sorted(job["bets"], key=lambda bet: bet[0])
     due: asyncio.Queue[tuple[float, bytes, str]] = asyncio.Queue()
     # bet id, status, answer time from its instant (ms), the refusal's reason, answer time from its instant again
@@ -166,6 +190,10 @@ async def _game_server(job: dict[str, Any], start_line: asyncio.Future[float]) -
         free.put_nowait(await asyncio.open_connection(host, port))
     print("ready", flush=True)
     start = await start_line
+    if job["warm_up"]:
+        connection = await free.get()
+        await _warm_up([connection], head, [json.dumps({"requests": job["warm_up"]}).encode()], start)
+        free.put_nowait(connection)
     bets = sorted(job["bets"], key=lambda bet: bet[0])
     period = job["batch_ms"] / 1000
     # bet id, status, answer time from the batch's sending (ms), the refusal's reason, from the bet's instant (ms)
@@ -267,6 +295,14 @@ def burst(args: argparse.Namespace, run: str, rng: random.Random) -> list[tuple[
     return bets
 
 
+def warm_up_bets(run: str, client: int, clients: int, count: int) -> list[dict[str, Any]]:
+    """Load process `client`'s warm-up bets: `count` banker bets of players of its own (player k belongs to load
+    process k mod `clients`, as the burst's players to their game server)."""
+    players = [f"w{run}-{client + k * clients:05d}" for k in range(count)]
+    return [{"bet_id": f"w{run}-{player}", "player_id": player, "bet_type": "banker", "stake": 1_000}
+            for player in players]  # fmt: skip
+
+
 def measure(args: argparse.Namespace, work: Path, database: str, url: str) -> dict[str, Any]:
     run = uuid.uuid4().hex[:6]
     table = f"BB{run}"
@@ -276,8 +312,12 @@ def measure(args: argparse.Namespace, work: Path, database: str, url: str) -> di
     servers = [f"bench-gs-{run}-{n}" for n in range(args.game_servers or 1)]
     keys = create_api_keys(database, servers)
     bets = burst(args, run, rng)
+    clients = args.game_servers or args.clients
+    warm = [warm_up_bets(run, n, clients, args.warm_up) for n in range(clients)]
     for n, game_server in enumerate(servers):  # player k belongs to game server k mod N
-        fund(url, sorted({body["player_id"] for _, body in bets if owner(body, len(servers)) == n}), game_server)
+        players = {body["player_id"] for _, body in bets if owner(body, len(servers)) == n}
+        players |= {body["player_id"] for share in warm for body in share if owner(body, len(servers)) == n}
+        fund(url, sorted(players), game_server)
     extra = ["--demo-port", str(free_port())]
     with studio_server(work, database, [table_file], extra) as server:
         port = int(server.base.rsplit(":", 1)[1])
@@ -289,7 +329,7 @@ def measure(args: argparse.Namespace, work: Path, database: str, url: str) -> di
                 share = [bet for i, bet in enumerate(bets) if i % args.clients == n]
             job = {"host": "127.0.0.1", "port": port, "table": table, "key": keys[n if args.game_servers else 0],
                    "connections": args.connections, "bets": share, "out": str(work / f"client-{n}.json"),
-                   "batch_ms": args.batch_ms if args.game_servers else 0}  # fmt: skip
+                   "batch_ms": args.batch_ms if args.game_servers else 0, "warm_up": warm[n]}  # fmt: skip
             process = subprocess.Popen([sys.executable, __file__, "--client"], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, text=True)  # fmt: skip
             assert process.stdin is not None and process.stdout is not None
@@ -374,7 +414,9 @@ def check(url: str, game_id: str, closed: datetime, results: list[list[Any]], be
     bet_table, ledger, wallet = (SQLModel.metadata.tables[name] for name in ("bet", "ledger_entry", "wallet"))
     engine = open_engine(make_url(url))
     with engine.connect() as conn:
-        stored = {row.bet_id: row for row in conn.execute(select(bet_table).where(bet_table.c.game_id == game_id))}
+        rows = conn.execute(select(bet_table).where(bet_table.c.game_id == game_id))
+        burst_ids = {body["bet_id"] for _, body in bets}
+        stored = {row.bet_id: row for row in rows if row.bet_id in burst_ids}  # the warm-up bets left out
         sums_query = select(ledger.c.player_id, func.sum(ledger.c.amount)).group_by(ledger.c.player_id)
         sums: dict[str, int] = dict(conn.execute(sums_query.where(ledger.c.player_id.in_(players))).all())
         balances_query = select(wallet.c.player_id, wallet.c.balance).where(wallet.c.player_id.in_(players))
@@ -386,6 +428,7 @@ def check(url: str, game_id: str, closed: datetime, results: list[list[Any]], be
     from_arrival = sorted(ms for _, _, _, _, ms in results)
     return {
         "mode": "game-server batches" if args.game_servers else "one request per bet",
+        "warm_up_bets_per_client": args.warm_up,
         "bets": args.bets,
         "players": args.players,
         "window_seconds": args.window,
@@ -436,6 +479,9 @@ def main() -> int:
         metavar="M",
         help="with --game-servers: each sends the bets that reached it in the last M ms as one batch",
     )
+    parser.add_argument("--warm-up", type=int, default=10, metavar="W",
+                        help="bets each load process places as soon as betting opens, of players of its own, before "
+                        "the burst (not measured); 0: the burst meets a server that has taken no bet yet")  # fmt: skip
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--database", metavar="URL",
                         help="another database, e.g. postgresql+psycopg://studio@db/bench (default: a SQLite file in "
