@@ -480,8 +480,8 @@ def main() -> int:
         help="with --game-servers: each sends the bets that reached it in the last M ms as one batch",
     )
     parser.add_argument("--warm-up", type=int, default=10, metavar="W",
-                        help="bets each load process places as soon as betting opens, of players of its own, before "
-                        "the burst (not measured); 0: the burst meets a server that has taken no bet yet")  # fmt: skip
+                        help="bets each load process places 1 s before the burst, of players of its own (not "
+                        "measured); 0: the burst meets a server that has taken no bet yet")  # fmt: skip
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--database", metavar="URL",
                         help="another database, e.g. postgresql+psycopg://studio@db/bench (default: a SQLite file in "

@@ -243,6 +243,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         Figure("real photos, 5-fold cross-validation, suit right", percent("real_top_down.cross_validated.suit"),
                "%", quick=False),
     )),
+    Benchmark("camera-proposals", "proposal_recall.py", quick_args=("--scenes", "2"), figures=(
+        Figure("where indices are found (no network): labelled indices framed, validation webcam scenes",
+               percent("webcam_scenes.recall"), "%"),
+        Figure("the same, 60 studio scenes composed from the validation photos (indices 24–72 px, 0–50°)",
+               percent("composed_scenes.recall"), "%"),
+        Figure("the same, indices of 24–36 px", percent("composed_scenes.by_side_px.24-36.recall"), "%"),
+    )),
     Benchmark("feed", "feed_bench.py", quick_args=("--subscribers", "20", "--cards", "10"), figures=(
         Figure("card read → each of 1,000 subscribers, p99", "card_to_subscriber_ms.p99", "ms", at_most(30)),
         Figure("card read → each of 1,000 subscribers, p50", "card_to_subscriber_ms.p50", "ms"),

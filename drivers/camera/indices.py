@@ -1,10 +1,11 @@
 """Where corner indices may be: proposals from the ink of a frame, with no notion of a card outline.
 
 A corner index is a rank printed over a suit, dark or red ink on white card stock. The frame is shrunk to at most
-`WORK_HEIGHT` rows; ink is what an adaptive threshold finds clearly darker than its neighbourhood (at the working
-scale and at half of it, for large prints), plus what is clearly red. Connected pieces of ink the size of a glyph
-are paired with their nearest neighbours of a similar size (a rank and its suit, the 1 and the 0 of a ten); each
-pair, and each piece with pieces touching it merged, gives a square around it: a *proposal*. Proposals whose square
+`WORK_HEIGHT` rows (a 1080p frame is read at full resolution); ink is what an adaptive threshold finds clearly
+darker than its neighbourhood (at the working scale and at half of it, for large prints), plus what is clearly red.
+Connected pieces of ink the size of a glyph are paired with their nearest neighbours of a similar size (a rank and
+its suit, the 1 and the 0 of a ten); each pair, and each piece with pieces touching it merged, gives a square around
+it: a *proposal*. Proposals whose square
 is not mostly light (card stock) or holds too little or too much ink are dropped, and near-duplicates are merged.
 The learned reader (`reader.py`) then says which proposals are indices, and of which card.
 
@@ -23,7 +24,9 @@ import numpy.typing as npt
 
 from drivers.camera.image_io import Image
 
-WORK_HEIGHT = 720  # frames are read at most this tall: an index is then 30..120 px, enough to read
+# Frames are read at most this tall, a 1080p frame at full resolution: shrunk to 720 rows, a studio index of 24 to
+# 36 px there became 16 to 24 px and was framed once in a hundred times; at full size, four in ten (2026-12-02)
+WORK_HEIGHT = 1080
 BLOCK, INK_CONTRAST = 21, 12  # adaptive threshold: neighbourhood (px) and how much darker than it ink must be
 RED_LEVEL = 45  # red minus the stronger other channel: red print
 GLYPH_MIN, GLYPH_MAX = 7, 44  # a glyph's longer side in pixels at the scale it is found at
