@@ -5,8 +5,8 @@ A corner index is a rank printed over a suit, dark or red ink on white card stoc
 darker than its neighbourhood (at the working scale and at half of it, for large prints), plus what is clearly red.
 Connected pieces of ink the size of a glyph are paired with their nearest neighbours of a similar size (a rank and
 its suit, the 1 and the 0 of a ten); each pair, and each piece with pieces touching it merged, gives a square around
-it: a *proposal*. Proposals whose square
-is not mostly light (card stock) or holds too little or too much ink are dropped, and near-duplicates are merged.
+it: a *proposal*. Proposals whose square is not mostly light (card stock) or holds too little or too much ink are
+dropped, and near-duplicates are merged.
 The learned reader (`reader.py`) then says which proposals are indices, and of which card.
 
 The same function proposes the training crops (`training/dataset.py`), so that the reader learns exactly the crops

@@ -23,7 +23,7 @@ import numpy as np
 from drivers.camera.image_io import load_image
 from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader
 from drivers.camera.training.compose import roboflow_pieces, scene
-from drivers.camera.training.dataset import CODES, label_names
+from drivers.camera.training.dataset import CODES, labels
 from drivers.camera.training.split import read
 
 MARGIN = 0.02
@@ -37,16 +37,7 @@ def leads(reader: IndexReader, paths: list[Path]) -> list[tuple[float, str]]:
     for path in paths:
         size = (1280, 720) if path.name.startswith("WIN_") else (640, 640)
         frame = cv2.resize(load_image(path), size, interpolation=cv2.INTER_CUBIC)
-        truth = []
-        for name, values in label_names(path):
-            if len(values) == 4:  # a box: centre x, centre y, width, height
-                cx, cy = values[0], values[1]
-            elif len(values) > 4:  # a polygon: the centre of its bounding box
-                xs, ys = values[0::2], values[1::2]
-                cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
-            else:
-                continue
-            truth.append((name, cx * size[0], cy * size[1]))
+        truth = [(CODES[label], square.x, square.y) for label, square in labels(path, *size)]
         judged += judge(reader, frame, truth)
     return judged
 

@@ -45,7 +45,7 @@ ERRATA = {
 
 def label_names(path: Path) -> list[tuple[str, list[float]]]:
     """(card or class name, values) of each labelled box of a roboflow photo, `ERRATA` corrected."""
-    names = (Path(path).parents[1] / "classes.txt").read_text().split("\n")
+    names = (path.parents[1] / "classes.txt").read_text().split("\n")
     result = []
     for number, line in enumerate((path.parents[1] / "labels" / f"{path.stem}.txt").read_text().splitlines(), 1):
         parts = line.split()
