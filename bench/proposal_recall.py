@@ -2,9 +2,9 @@
 
     .venv/bin/python bench/proposal_recall.py [--scenes 60] [--seed 21] [--size 1280x720] [--sets validation]
 
-Prints one JSON object. An index is *framed* when some proposal of `indices.propose` matches it as training counts a
-positive (`dataset.matches`: centred within a fifth of its side, of its size within a factor 1.45): a square the
-reader can read. Measured on
+Prints one JSON object. An index is *framed* when some square the reader reads (`squares.squares`: the glyph pairs
+of `indices.propose` and the corners of card outlines) matches it as training counts a positive (`dataset.matches`:
+centred within a fifth of its side, of its size within a factor 1.45): a square the reader can read. Measured on
 
 - `webcam_scenes`: the roboflow webcam frames (`WIN_*`) of the given sets of `split.csv` at 1280 x 720, every
   labelled index (the label errata corrected);
@@ -14,9 +14,9 @@ reader can read. Measured on
   go through the pixels' transforms).
 
 Judge a change on `--sets validation` (the default); `--sets test` is for the report. Each gives the recall overall
-and by the index's side in pixels, the proposals per frame and the median time of `propose` (one thread). No target:
-the reader cannot read what is not framed, so this bounds every read-right figure of `camera_bench.py`, and a change
-to `indices.py` should raise it without many more proposals.
+and by the index's side in pixels, the recall of the glyph pairs alone, the squares per frame and the median time of
+finding them (one thread). No target: the reader cannot read what is not framed, so this bounds every read-right
+figure of `camera_bench.py`, and a change to `indices.py` or `squares.py` should raise it without many more squares.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from drivers.camera.indices import Proposal, propose
+from drivers.camera.squares import outline_squares
 from drivers.camera.training import split
 from drivers.camera.training.compose import roboflow_pieces, scene
 from drivers.camera.training.dataset import labels, load, matches
@@ -48,14 +49,18 @@ def bucket(side: float) -> str:
 def recall(frames: list[tuple[np.ndarray, list[Proposal]]]) -> dict[str, Any]:
     """The framed share of the frames' labelled indices, overall and by side."""
     framed: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    pairs_only = 0
     times, counts = [], []
     for frame, truths in frames:
         start = time.perf_counter()
-        squares = propose(frame)
+        pairs = propose(frame)
+        outlines = [square for square, _ in outline_squares(frame)]
         times.append((time.perf_counter() - start) * 1000)
-        counts.append(len(squares))
+        counts.append(len(pairs) + len(outlines))
         for truth in truths:
-            hit = int(any(matches(square, truth) for square in squares))
+            by_pair = any(matches(square, truth) for square in pairs)
+            pairs_only += by_pair
+            hit = int(by_pair or any(matches(square, truth) for square in outlines))
             for key in ("all", bucket(truth.side)):
                 framed[key][0] += hit
                 framed[key][1] += 1
@@ -66,9 +71,10 @@ def recall(frames: list[tuple[np.ndarray, list[Proposal]]]) -> dict[str, Any]:
         "frames": len(frames),
         "indices": total,
         "recall": round(hit / max(total, 1), 4),
+        "recall_glyph_pairs_only": round(pairs_only / max(total, 1), 4),
         "by_side_px": by_side,
-        "proposals_per_frame": round(statistics.mean(counts), 1) if counts else 0,
-        "propose_ms_median": round(statistics.median(times), 2) if times else 0,
+        "squares_per_frame": round(statistics.mean(counts), 1) if counts else 0,
+        "squares_ms_median": round(statistics.median(times), 2) if times else 0,
     }
 
 

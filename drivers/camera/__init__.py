@@ -1,8 +1,9 @@
 """The camera driver: cards read by a camera looking down on the table (opencv-python-headless and NumPy only).
 
-- `indices`, `reader`: the shipped reader. Corner indices proposed from the frame's ink, read by a small network
-  (`data/index_net.onnx`, run by `cv2.dnn`; trained by `training/`), grouped into cards: all 52 cards, no
-  enrollment. `CameraSource` and `studio camera` use it by default.
+- `indices`, `squares`, `reader`: the shipped reader. Corner indices proposed from the frame's ink (and from the
+  corners of whole card outlines), read by a small network (`data/index_net.onnx`, run by `cv2.dnn`; trained by
+  `training/`), grouped into cards: all 52 cards, no enrollment. `CameraSource` and `studio camera` use it by
+  default.
 - `detect`, `glyphs`, `recognize`: the template recognizer: card outlines found and rectified, index glyphs matched
   against a deck's templates; with an enrolled deck it confirms or overrides the shipped reader.
 - `templates`, `enroll`: a deck's rank and suit templates, learned from photos of its cards.

@@ -1,6 +1,7 @@
 """The shipped recognizer: corner indices found anywhere and read by a small learned classifier, no enrollment.
 
-1. `indices.propose` gives squares where an index may be (no card outline needed: touching cards, pale tables).
+1. `squares.squares` gives squares where an index may be: glyph pairs from the frame's ink (`indices.propose`: no card
+   outline needed, for touching cards and pale tables) and the index corners of every whole card outline found.
 2. Each square is cut out of the full-resolution frame at 32 x 32 and the network (`data/index_net.onnx`, run by
    `cv2.dnn`; trained by `training/train.py`) gives the probability of each of the 52 cards and of "not an index".
    It has seen indices turned every way, so a 6 and a 9 are told apart by where the suit is.
@@ -36,8 +37,9 @@ import numpy.typing as npt
 from drivers.camera.detect import Box, Zone
 from drivers.camera.errors import TemplatesError
 from drivers.camera.image_io import Image, check_frame
-from drivers.camera.indices import Proposal, crop_matrices, propose
+from drivers.camera.indices import Proposal, crop_matrices
 from drivers.camera.recognize import CardRead, Recognizer
+from drivers.camera.squares import squares
 from drivers.camera.templates import Templates
 
 DEFAULT_MODEL = Path(__file__).with_name("data") / "index_net.onnx"
@@ -93,13 +95,7 @@ class IndexReader:
     def read_frame(self, frame: object, zones: Sequence[Zone] = ()) -> list[CardRead]:
         """Every card read in the frame (in the zones, if given), sure or not: compare `confidence` with `SURE`."""
         image = check_frame(frame)
-        squares: list[tuple[Proposal, str | None]] = []
-        if zones:
-            for zone in zones:
-                squares += [(square, zone.name) for square in propose(image, zone.box)]
-        else:
-            squares = [(square, None) for square in propose(image)]
-        cards = _cards(self._indices(image, squares), self._rescale, self.both_corners)
+        cards = _cards(self._indices(image, squares(image, zones)), self._rescale, self.both_corners)
         if self.templates is not None:
             cards = _combine(cards, self.templates.read_frame(image, zones))
         return cards

@@ -13,7 +13,7 @@ narrower), with glare, blur, noise and a light level. The pieces are:
   corner, the same from the bottom-right), so the index squares follow from the card box.
 
 The scene's index squares go through the same transforms as the pixels, so the labels are exact; the crops are
-then cut from what `indices.propose` finds in the scene, as the reader will see them at run time. Everything draws
+then cut from what `squares.squares` finds in the scene, as the reader will see them at run time. Everything draws
 from the generator it is given: one seed, one data set.
 """
 

@@ -24,7 +24,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.indices import Proposal, crop_matrix, propose
+from drivers.camera.indices import Proposal, crop_matrix
+from drivers.camera.squares import squares
 
 SIZE = 32
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -150,7 +151,7 @@ def label_image(image: npt.NDArray[np.uint8], truths: list[tuple[int, Proposal]]
     `negatives` proposals far from any index and a quarter as many random squares."""
     height, width = image.shape[:2]
     far_ones = []
-    for square in propose(image):
+    for square, _ in squares(image):  # the squares the reader reads: glyph pairs and card outlines' corners
         hit = next((label for label, truth in truths if matches(square, truth)), None)
         if hit is not None:
             for _ in range(count):

@@ -1,0 +1,96 @@
+"""Where the shipped reader looks: the squares of a frame it reads, from two sources.
+
+1. `indices.propose`: glyph pairs found in the frame's ink, with no notion of a card (touching and overlapping
+   cards, pale tables, a card half under another).
+2. `outline_squares`: where a whole card's outline is found on the table (`detect.find_cards`), the index in each of
+   its two printed corners, located by shape (`glyphs.extract_index`) in the rectified corner and mapped back to
+   the frame. On studio felt this frames indices the glyph pairs miss: small or pale ranks that break into specks,
+   a suit nearer to a pip than to its rank (measured in docs/camera.md, "Squares from card outlines").
+
+The reader reads both kinds alike; squares framing the same index vote together (`reader._vote`). Training proposes
+its crops the same way (`training/dataset.py`), so that the network learns the squares it will see.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from drivers.camera.detect import CARD_H, CARD_W, DetectorConfig, Quad, Zone, find_cards, warp, whiteness
+from drivers.camera.glyphs import CORNER, extract_index
+from drivers.camera.image_io import Image
+from drivers.camera.indices import SIDE, Proposal, propose
+
+# Cards seen up to 50 degrees off vertical: foreshortening by cos 50 = 0.64 makes a card's long side look as short as
+# 0.9 times its short side, or its aspect as long as 2.2 (88 / 63 / 0.64); the detector's default (1.15 to 1.8) is
+# for cards seen from above. The edge search is left out: on felt the thresholds find the cards, and on wood or a
+# pale table (where only edges would) the glyph pairs do: a 1280 x 720 webcam frame then takes 4 ms more, not 8.
+OUTLINES = DetectorConfig(aspect=(1.0, 2.5), edge_width=0)
+_CANONICAL = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], dtype=np.float32)
+
+
+def squares(image: Image, zones: Sequence[Zone] = ()) -> list[tuple[Proposal, str | None]]:
+    """Every square the reader reads, with the name of the zone it was found in (None: read anywhere)."""
+    found: list[tuple[Proposal, str | None]]
+    if zones:
+        found = [(square, zone.name) for zone in zones for square in propose(image, zone.box)]
+    else:
+        found = [(square, None) for square in propose(image)]
+    return found + outline_squares(image, zones)
+
+
+def outline_squares(image: Image, zones: Sequence[Zone] = ()) -> list[tuple[Proposal, str | None]]:
+    """A square on each index of every card whose outline is found (in the zones, if given): both printed corners,
+    and for an outline too square to tell its long side (a card seen at a slant), the two sideways corners too."""
+    found = []
+    for detection in find_cards(image, list(zones), OUTLINES):
+        for quad in detection.orientations():
+            square = _index_square(image, quad)
+            if square is not None:
+                found.append((square, detection.zone))
+    return found
+
+
+def _index_square(image: Image, quad: Quad) -> Proposal | None:
+    """The square around the index in the top-left corner of the card `quad` (clockwise from that corner), turned
+    along the index's own vertical; None if no rank over a suit is found there."""
+    patch = _without_table(warp(image, quad, CORNER))  # canonical card pixels: the patch starts at the card's corner
+    reading = next((r for r in extract_index(patch) if r.rank_box is not None and r.suit_box is not None), None)
+    if reading is None or reading.rank_box is None or reading.suit_box is None:
+        return None
+    boxes = (reading.rank_box, reading.suit_box)
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
+    middle_x, middle_y = (x0 + x1) / 2, (y0 + y1) / 2
+    # the index's centre and the middles of its four sides, in the frame
+    points = np.array([[[middle_x, middle_y], [middle_x, y0], [middle_x, y1], [x0, middle_y], [x1, middle_y]]],
+                      dtype=np.float32)  # fmt: skip
+    centre, top, bottom, left, right = cv2.perspectiveTransform(points, _to_frame(quad))[0]
+    height, width = float(np.hypot(*(bottom - top))), float(np.hypot(*(right - left)))
+    down = bottom - top
+    angle = math.degrees(math.atan2(float(down[0]), float(down[1])))  # as `indices`: 0 when the suit is straight below
+    return Proposal(float(centre[0]), float(centre[1]), SIDE * max(height, width, 1.0), angle)
+
+
+def _without_table(patch: Image) -> Image:
+    """The corner patch with the table it shows painted as card stock: the cloth beyond a rounded corner, or a sliver
+    along an outline a pixel off. Print never touches a card's edge, so dark pieces touching the patch's edge are
+    not the index (the shape rules would otherwise take such a piece for the rank)."""
+    white = whiteness(patch)
+    level = 0.5 * float(np.percentile(white, 90))
+    dark = np.asarray(white < level, dtype=np.uint8)
+    _, labels = cv2.connectedComponents(dark, connectivity=8)
+    edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    edge = edge[edge != 0]
+    if len(edge) == 0:
+        return patch
+    cleaned = patch.copy()
+    cleaned[np.isin(labels, edge)] = np.median(patch[white >= level], axis=0)
+    return cleaned
+
+
+def _to_frame(quad: Quad) -> np.ndarray:
+    return np.asarray(cv2.getPerspectiveTransform(_CANONICAL, quad.astype(np.float32)))

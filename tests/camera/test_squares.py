@@ -1,0 +1,126 @@
+"""The squares the reader reads (drivers/camera/squares.py): the index corners of whole card outlines, at a slant,
+in zones; bad frames."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from drivers.camera.detect import DetectorConfig, Zone, find_cards
+from drivers.camera.indices import Proposal
+from drivers.camera.squares import OUTLINES, outline_squares, squares
+from tests.camera.render import render_card
+
+
+def _index_centres(code: str) -> tuple[np.ndarray, float]:
+    """Where the drawn card's two indices are, in its own pixels (top-left and bottom-right), and their height:
+    the box of the print in its top-left corner."""
+    card, _ = render_card(code)
+    height, width = card.shape[:2]
+    corner = card[: int(0.3 * height), : int(0.2 * width)].min(axis=2) < 128
+    ys, xs = np.nonzero(corner)
+    x, y = (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2
+    return np.array([[x, y], [width - 1 - x, height - 1 - y]], dtype=np.float32), float(ys.max() - ys.min())
+
+
+def _lay(frame: np.ndarray, code: str, corners: np.ndarray) -> np.ndarray:
+    """Draw the card with its corners (clockwise from its top-left) at `corners`; returns where its two index
+    centres landed."""
+    card, mask = render_card(code)
+    height, width = card.shape[:2]
+    source = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(source, corners.astype(np.float32))
+    size = (frame.shape[1], frame.shape[0])
+    warped = cv2.warpPerspective(card, matrix, size, flags=cv2.INTER_AREA)
+    alpha = cv2.warpPerspective(mask, matrix, size, flags=cv2.INTER_LINEAR)[..., None].astype(np.float32) / 255
+    frame[:] = (frame * (1 - alpha) + warped * alpha).astype(np.uint8)
+    centres, _ = _index_centres(code)
+    return np.asarray(cv2.perspectiveTransform(centres[None], matrix)[0])
+
+
+def _felt() -> np.ndarray:
+    frame = np.empty((720, 1280, 3), np.uint8)
+    frame[:] = (40, 105, 35)
+    return frame
+
+
+def _card_corners(centre: tuple[float, float], width: float, turn: float, squash: float = 1.0) -> np.ndarray:
+    """A card `width` pixels wide turned `turn` degrees, then seen by a camera tilted towards the top of the frame:
+    its height on screen times `squash` (cos of the tilt)."""
+    height = width * 88 / 63
+    local = np.array([[-width / 2, -height / 2], [width / 2, -height / 2], [width / 2, height / 2],
+                      [-width / 2, height / 2]])  # fmt: skip
+    theta = math.radians(turn)
+    rotation = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+    turned = local @ rotation.T
+    return np.asarray(turned * [1.0, squash] + centre, dtype=np.float32)
+
+
+def _frames(square: Proposal, centre: np.ndarray, side: float, direction: np.ndarray) -> bool:
+    """The square holds the index: centred on it (a quarter of its side), about its size, turned along `direction`
+    (the index's own vertical on screen) either way up."""
+    angle = math.degrees(math.atan2(float(direction[0]), float(direction[1])))
+    turn = abs((square.angle - angle + 90) % 180 - 90)
+    near = math.hypot(square.x - centre[0], square.y - centre[1]) <= 0.25 * side
+    return near and 0.67 <= square.side / side <= 1.5 and turn <= 20
+
+
+@pytest.mark.parametrize("turn", [0.0, 35.0, 90.0, 160.0])
+def test_both_indices_of_a_card_on_felt_are_framed_at_any_turn(turn: float) -> None:
+    frame = _felt()
+    corners = _card_corners((640, 360), 150, turn)
+    centres = _lay(frame, "7C", corners)
+    _, index_height = _index_centres("7C")
+    side = 1.3 * index_height * 150 / render_card("7C")[0].shape[1]
+    down = corners[3] - corners[0]  # the card's (and each index's) vertical
+    found = [square for square, zone in outline_squares(frame) if zone is None]
+    for centre in centres:
+        assert any(_frames(square, centre, side, down) for square in found), (turn, centre, found)
+
+
+def test_a_card_seen_at_a_slant_is_framed_where_the_default_outline_rules_refuse_it() -> None:
+    """A camera 50 degrees off vertical foreshortens a card lying across the view to 0.64 of its height: a card
+    88 mm long then looks squarer than a card should (aspect 1.1); seen from above, the detector's default rules
+    refuse it, the reader's accept it and frame its indices."""
+    frame = _felt()
+    corners = _card_corners((640, 360), 150, 0.0, squash=math.cos(math.radians(50)))
+    centres = _lay(frame, "7H", corners)
+    assert find_cards(frame, config=DetectorConfig()) == []
+    assert len(find_cards(frame, config=OUTLINES)) == 1
+    _, index_height = _index_centres("7H")
+    side = 1.3 * index_height * 150 / render_card("7H")[0].shape[1] * math.cos(math.radians(50))
+    found = [square for square, _ in outline_squares(frame)]
+    for centre in centres:
+        assert any(_frames(square, centre, side, corners[3] - corners[0]) for square in found), (centre, found)
+
+
+def test_in_zones_only_the_cards_of_each_zone_are_framed_and_named() -> None:
+    frame = _felt()
+    inside = _lay(frame, "9D", _card_corners((300, 360), 140, 20.0))
+    outside = _lay(frame, "KS", _card_corners((980, 360), 140, -15.0))
+    zones = [Zone("player", (150, 150, 320, 420))]
+    found = outline_squares(frame, zones)
+    assert found and all(zone == "player" for _, zone in found)
+    assert all(math.hypot(s.x - x, s.y - y) > 100 for s, _ in found for x, y in outside)
+    assert any(math.hypot(s.x - x, s.y - y) < 15 for s, _ in found for x, y in inside)
+    # all the reader's squares: the zone's glyph pairs too, and nothing from outside the zone
+    every = squares(frame, zones)
+    assert len(every) > len(found)
+    assert all(zone == "player" and 150 - 40 <= s.x <= 470 + 40 for s, zone in every)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        np.zeros((8, 8, 3), np.uint8),
+        np.full((720, 1280, 3), 255, np.uint8),
+        np.full((720, 1280, 3), 30, np.uint8),
+        np.random.default_rng(3).integers(0, 256, (720, 1280, 3), dtype=np.uint8),
+    ],
+    ids=["tiny", "white", "dark", "noise"],
+)
+def test_frames_with_no_card_give_no_outline_square(frame: np.ndarray) -> None:
+    assert outline_squares(frame) == []
