@@ -19,9 +19,9 @@ held to one thread (`cv2.setNumThreads(1)`), as a studio host running a camera p
 - `shipped_reader` (alone with `--only-shipped`): the shipped network (or `--model PATH`, a candidate and its .json)
   on studio frames rendered from the held-out top-down photos of webcam-9-to-ace `images/test` (its `images/train`
   is training data: drivers/camera/training/split.csv), on those photos themselves, on its phone photos, and on the
-  held-out roboflow webcam scenes; and its time per real 1280x720 frame. `--studio-cards train/cam_image` renders
-  the studio frames from the training photos' cards instead: that is how a change to the finding stage is judged
-  without looking at the test cards (the held-out figures are for the report).
+  held-out roboflow webcam scenes; and its time per real 1280x720 frame. `--studio-cards train` renders the studio
+  frames from the cards of the training top-down photos instead: that is how a change to the finding stage is
+  judged without looking at the test cards (the held-out figures are for the report).
 
 A card counts as read right when a read's box overlaps its labelled box (IoU > 0.5) with the right code; a card not
 found counts as wrong. `confident_errors` are wrong codes read with a confidence of 0.8 or more (what the camera
@@ -281,12 +281,21 @@ def _holds(read: CardRead, x: float, y: float) -> bool:
     return any(bx <= x <= bx + bw and by <= y <= by + bh for bx, by, bw, bh in read.indices or (read.box,))
 
 
-def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards: str = HELD_OUT_TOP_DOWN
+def studio_card_images(which: str) -> list[tuple[str, np.ndarray]]:
+    """The cards the studio frames show: those of the held-out top-down photos (`test`, the report), or of the
+    top-down photos of another set of `split.csv` (`train`: to judge a change without the test cards)."""
+    if which == "test":
+        return card_images(REAL, HELD_OUT_TOP_DOWN)
+    photos = {path.resolve() for path in split.read()[which] if split.WEBCAM in str(path)}
+    return card_images(REAL, "cam_image", photos)
+
+
+def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards: str = "test"
             ) -> dict[str, Any]:  # fmt: skip
     reader = IndexReader(model)
     sets = split.read()
     held_out = sorted(path for path in sets["test"] if path.name.startswith("WIN_"))
-    cards = card_images(REAL, studio_cards)  # by default the held-out photos' cards only (images/train is trained on)
+    cards = studio_card_images(studio_cards)
     studio_frames = 8 if quick else 60
     frames_1280 = [cv2.resize(load_image(p), (1280, 720), interpolation=cv2.INTER_CUBIC) for p in held_out]
     zones = [Zone("player", (60, 160, 540, 400)), Zone("banker", (680, 160, 540, 400))]
@@ -322,9 +331,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, help="timings of each frame (default: 5, 2 with --quick)")
     parser.add_argument("--only-shipped", action="store_true", help="only the shipped reader's figures")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the reader's ONNX file (and its .json)")
-    parser.add_argument("--studio-cards", default=HELD_OUT_TOP_DOWN,
-                        help="the webcam-9-to-ace photos whose cards the studio frames show: test/cam_image (held out, "
-                             "the report) or train/cam_image (trained on: to judge a change of the finding stage "
+    parser.add_argument("--studio-cards", default="test", choices=["test", "train"],
+                        help="the set of split.csv whose webcam-9-to-ace top-down photos' cards the studio frames "
+                             "show: test (held out, the report) or train (to judge a change of the finding stage "
                              "without looking at the test cards)")  # fmt: skip
     args = parser.parse_args()
     frames = args.frames or (10 if args.quick else 20)
