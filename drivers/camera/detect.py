@@ -55,6 +55,7 @@ class DetectorConfig:
     min_fill: float = 0.85  # outline area / minimum-area rectangle area (rounded corners lose ~2%)
     zone_margin: float = 0.15  # a zone is searched with this margin (fraction of its size) around it
     refine: bool = True  # snap each side to the card's edge at full resolution
+    dark_tables_only: bool = False  # find nothing on a table not clearly darker than the cards (wood, white)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -124,6 +125,8 @@ def _find_in(region: Image, config: DetectorConfig) -> list[Quad]:
     high = int(np.searchsorted(counts, 0.995 * counts[-1]))
     table = int(np.searchsorted(counts, 0.60 * counts[-1]))  # most of the picture is table, not cards
     dark = table < DARK_TABLE * high
+    if config.dark_tables_only and not dark:
+        return []
     region_area = float(height * width)
     # On a dark cloth a few thresholds between cloth and cards find every card; a lighter table needs them all.
     levels = (

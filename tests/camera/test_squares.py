@@ -112,6 +112,15 @@ def test_in_zones_only_the_cards_of_each_zone_are_framed_and_named() -> None:
     assert all(zone == "player" and 150 - 40 <= s.x <= 470 + 40 for s, zone in every)
 
 
+def test_on_a_pale_table_outlines_are_left_to_the_glyph_pairs() -> None:
+    """On a table as light as the cards only edges would find the outline; the outline squares leave such a table
+    to the glyph pairs, which still frame the card's indices."""
+    frame = np.full((720, 1280, 3), (205, 215, 225), np.uint8)
+    centres = _lay(frame, "7C", _card_corners((640, 360), 150, 25.0))
+    assert outline_squares(frame) == []
+    assert any(math.hypot(s.x - x, s.y - y) < 15 for s, _ in squares(frame) for x, y in centres)
+
+
 @pytest.mark.parametrize(
     "frame",
     [
