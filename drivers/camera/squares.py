@@ -2,7 +2,7 @@
 
 1. `indices.propose`: glyph pairs found in the frame's ink, with no notion of a card (touching and overlapping
    cards, pale tables, a card half under another).
-2. `outline_squares`: where a whole card's outline is found on the table (`detect.find_cards`), the index in each of
+2. `outline_squares`: where a whole card's outline is found on felt (`detect.find_cards`), the index in each of
    its two printed corners, located by shape (`glyphs.extract_index`) in the rectified corner and mapped back to
    the frame. On studio felt this frames indices the glyph pairs miss: small or pale ranks that break into specks,
    a suit nearer to a pip than to its rank (measured in docs/camera.md, "Squares from card outlines").
