@@ -27,8 +27,8 @@ from drivers.camera.indices import SIDE, Proposal, propose
 # Cards seen up to 50 degrees off vertical: foreshortening by cos 50 = 0.64 makes a card's long side look as short as
 # 0.9 times its short side, or its aspect as long as 2.2 (88 / 63 / 0.64); the detector's default (1.15 to 1.8) is
 # for cards seen from above. Only on a table clearly darker than the cards (felt): on wood or a pale table only the
-# edge search finds outlines, and there the glyph pairs do the work (the outline squares read no more of the
-# validation photos there, and cost 3.6 ms a 1280 x 720 webcam frame on wood; 1.1 ms left to decide it's no felt).
+# edge search finds outlines, and there the glyph pairs do the work (outline squares there read no more of the
+# validation photos and cost 3.6 ms a 1280 x 720 webcam frame on wood; telling that it is no felt costs 1.1 ms).
 OUTLINES = DetectorConfig(aspect=(1.0, 2.5), edge_width=0, dark_tables_only=True)
 _CANONICAL = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], dtype=np.float32)
 
