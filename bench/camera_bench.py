@@ -63,6 +63,7 @@ REAL = card_photos()
 TARGET_MS, TARGET_SYNTHETIC, TARGET_REAL = 10.0, 0.995, 0.95
 TARGET_STUDIO, TARGET_SCENES = 0.995, 0.90
 HELD_OUT_TOP_DOWN = "test/cam_image"  # webcam-9-to-ace images/test: 7 top-down photos, 28 cards (split.csv: test)
+TRAIN_TOP_DOWN = "train/cam_image"  # webcam-9-to-ace images/train: 45 top-down photos, 95 cards (split.csv: train)
 
 
 def studio_frame(seed: int) -> tuple[np.ndarray, list[Placed], list[Zone]]:
@@ -281,21 +282,13 @@ def _holds(read: CardRead, x: float, y: float) -> bool:
     return any(bx <= x <= bx + bw and by <= y <= by + bh for bx, by, bw, bh in read.indices or (read.box,))
 
 
-def studio_card_images(which: str) -> list[tuple[str, np.ndarray]]:
-    """The cards the studio frames show: those of the held-out top-down photos (`test`, the report), or of the
-    top-down photos of another set of `split.csv` (`train`: to judge a change without the test cards)."""
-    if which == "test":
-        return card_images(REAL, HELD_OUT_TOP_DOWN)
-    photos = {path.resolve() for path in split.read()[which] if split.WEBCAM in str(path)}
-    return card_images(REAL, "cam_image", photos)
-
-
 def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards: str = "test"
             ) -> dict[str, Any]:  # fmt: skip
     reader = IndexReader(model)
     sets = split.read()
     held_out = sorted(path for path in sets["test"] if path.name.startswith("WIN_"))
-    cards = studio_card_images(studio_cards)
+    # the held-out photos' cards (the report), or the training photos' (to judge a change without the test cards)
+    cards = card_images(REAL, HELD_OUT_TOP_DOWN if studio_cards == "test" else TRAIN_TOP_DOWN)
     studio_frames = 8 if quick else 60
     frames_1280 = [cv2.resize(load_image(p), (1280, 720), interpolation=cv2.INTER_CUBIC) for p in held_out]
     zones = [Zone("player", (60, 160, 540, 400)), Zone("banker", (680, 160, 540, 400))]

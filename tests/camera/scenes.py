@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,14 +29,12 @@ class Card:
     polygon: npt.NDArray[np.float32]  # 4 x 2, in frame pixels
 
 
-def card_images(photos: Path, include: str = "cam_image", images: Collection[Path] | None = None
-                ) -> list[tuple[str, Image]]:  # fmt: skip
-    """Every labelled card of the top-down photos whose path holds `include` (and is one of `images`, resolved
-    paths, if given), cut out by its box (trimmed of the table around it)."""
+def card_images(photos: Path, include: str = "cam_image") -> list[tuple[str, Image]]:
+    """Every labelled card of the top-down photos, cut out by its box (trimmed of the table around it)."""
     cards = []
     with (photos / "labels_rank_suit.csv").open(newline="") as handle:
         for row in csv.DictReader(handle):
-            if include not in row["image"] or (images is not None and (photos / row["image"]).resolve() not in images):
+            if include not in row["image"]:
                 continue
             image = cv2.imread(str(photos / row["image"]))
             if image is None:
