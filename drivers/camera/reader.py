@@ -38,6 +38,7 @@ from drivers.camera.detect import Box, Zone
 from drivers.camera.errors import TemplatesError
 from drivers.camera.image_io import Image, check_frame
 from drivers.camera.indices import Proposal, crop_matrices
+from drivers.camera.memory import keep_frame_buffers
 from drivers.camera.recognize import CardRead, Recognizer
 from drivers.camera.squares import squares
 from drivers.camera.templates import Templates
@@ -91,6 +92,7 @@ class IndexReader:
                 raise TemplatesError(f"{path}: cannot load the index gate ({error})") from None
             self.gate_threshold = float(meta["gate_threshold"])
         self.templates = Recognizer(templates) if templates is not None else None
+        keep_frame_buffers()  # frame-sized arrays reused from frame to frame: a third of a frame's proposal time
 
     def read_frame(self, frame: object, zones: Sequence[Zone] = ()) -> list[CardRead]:
         """Every card read in the frame (in the zones, if given), sure or not: compare `confidence` with `SURE`."""

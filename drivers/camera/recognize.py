@@ -20,6 +20,7 @@ from drivers.camera.detect import Box, Detection, DetectorConfig, Quad, Zone, fi
 from drivers.camera.glyphs import CORNER, IndexGlyphs, as_vector
 from drivers.camera.glyphs import readings as index_readings
 from drivers.camera.image_io import Image, check_frame
+from drivers.camera.memory import keep_frame_buffers
 from drivers.camera.templates import Templates
 from studio.domain.cards import Card, parse_card
 
@@ -80,6 +81,7 @@ class Recognizer:
     def __init__(self, templates: Templates, detector: DetectorConfig | None = None) -> None:
         self.templates = templates
         self.detector = detector or DetectorConfig()
+        keep_frame_buffers()
         self._ranks = _Bank(templates.rank_vectors, templates.rank_labels)
         self._suits = _Bank(templates.suit_vectors, templates.suit_labels)
         # Which enrolled suits print red: normally hearts and diamonds, but a four-colour deck says otherwise.
