@@ -1,9 +1,10 @@
 """Real and rendered scenes for the camera benchmark (bench/camera_bench.py) and the tests.
 
 - `studio_scene`: a studio frame rendered from *real* card photos: the cards of the top-down photos of
-  shared/data/cards/webcam-9-to-ace (never trained on), cut out by their labelled boxes, laid on felt of a random
-  colour in the Player and Banker boxes, turned any way, then the whole table seen by a camera up to 50 degrees off
-  vertical (foreshortened and in perspective), with sensor noise, a little blur and, in every other frame, glare.
+  shared/data/cards/webcam-9-to-ace (never trained on), each cut along its outline in its photo (`card_outline`),
+  laid on felt of a random colour in the Player and Banker boxes, turned any way, then the whole table seen by a
+  camera up to 50 degrees off vertical (foreshortened and in perspective), with sensor noise, a little blur and, in
+  every other frame, glare.
 - `roboflow_truth`: the labelled corner indices of a roboflow-card-detection photo, un-stretched to 1280 x 720.
 """
 
@@ -21,6 +22,8 @@ import numpy.typing as npt
 from drivers.camera.training.dataset import label_names
 
 Image = npt.NDArray[np.uint8]
+CARD_CONTRAST = 40  # grey levels between the card stock and the table around it, at least
+SPAN = 0.1  # the card found reaches each side of its labelled box to within this fraction of the box
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,9 @@ class Card:
 
 
 def card_images(photos: Path, include: str = "cam_image") -> list[tuple[str, Image]]:
-    """Every labelled card of the top-down photos, cut out by its box (trimmed of the table around it)."""
+    """Every labelled card of the top-down photos, as a card dealt on a table shows it: its outline found in the
+    photo (`card_outline`) and rectified to the card's shape, so that a card lying slanted in its photo brings no
+    wedges of that table along; where no outline is found, the labelled box trimmed of the table around it."""
     cards = []
     with (photos / "labels_rank_suit.csv").open(newline="") as handle:
         for row in csv.DictReader(handle):
@@ -40,13 +45,61 @@ def card_images(photos: Path, include: str = "cam_image") -> list[tuple[str, Ima
             if image is None:
                 continue
             x0, y0, x1, y1 = (int(row[key]) for key in ("xmin", "ymin", "xmax", "ymax"))
-            trim_x, trim_y = (x1 - x0) // 30, (y1 - y0) // 30
-            card = image[y0 + trim_y : y1 - trim_y, x0 + trim_x : x1 - trim_x].astype(np.float32)
+            card = rectified_card(image, (x0, y0, x1, y1))
+            if card is None:
+                trim_x, trim_y = (x1 - x0) // 30, (y1 - y0) // 30
+                card = image[y0 + trim_y : y1 - trim_y, x0 + trim_x : x1 - trim_x]
             # Studio light is even and bright: each photo's card stock is brought to the same white (some of the
             # webcam photos are dim), keeping its colour balance, noise and blur.
-            card *= 235.0 / max(float(np.percentile(card, 95)), 1.0)
-            cards.append((row["code"], np.clip(card, 0, 255).astype(np.uint8)))
+            lit = card.astype(np.float32) * (235.0 / max(float(np.percentile(card, 95)), 1.0))
+            cards.append((row["code"], np.clip(lit, 0, 255).astype(np.uint8)))
     return cards
+
+
+def card_outline(image: Image, box: tuple[int, int, int, int]) -> npt.NDArray[np.float32] | None:
+    """The four corners of the card labelled by `box` (x0, y0, x1, y1) in its photo, clockwise from the top left
+    (the card upright, as the top-down photos show it), or None. The labelled box is the least upright box around
+    the card: within it the card is what is bright and colourless (card stock, by Otsu's threshold on the darkest
+    channel) and the table in its corners is not; the card is the least rectangle around the hull of the largest
+    bright piece, which must be card-shaped and span the labelled box."""
+    x0, y0, x1, y1 = box
+    region = image[y0:y1, x0:x1]
+    darkest = cv2.GaussianBlur(cv2.min(cv2.min(region[..., 0], region[..., 1]), region[..., 2]), (5, 5), 0)
+    _, stock = cv2.threshold(darkest, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    table = cv2.bitwise_not(stock)
+    if not cv2.countNonZero(table) or cv2.mean(darkest, stock)[0] - cv2.mean(darkest, table)[0] < CARD_CONTRAST:
+        return None  # no card stock clearly lighter than a table
+    stock = cv2.morphologyEx(stock, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))  # specks of a pale table
+    contours, _ = cv2.findContours(stock, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    rect = cv2.minAreaRect(cv2.convexHull(max(contours, key=cv2.contourArea)))  # the hull spans the card's print
+    width, height = rect[1]
+    corners = cv2.boxPoints(rect) + np.array([x0, y0], dtype=np.float32)
+    span = np.concatenate([corners.min(axis=0), corners.max(axis=0)]) - np.array(box, dtype=np.float32)
+    card_shaped = 1.2 <= max(width, height) / max(min(width, height), 1.0) <= 1.6
+    if not card_shaped or np.abs(span).max() > SPAN * max(x1 - x0, y1 - y0):
+        return None
+    # clockwise in the picture (y grows downwards) from the corner nearest the top left: these photos show every
+    # card within 45 degrees of upright
+    centre = corners.mean(axis=0)
+    clockwise = corners[np.argsort(np.arctan2(corners[:, 1] - centre[1], corners[:, 0] - centre[0]))]
+    ordered = np.roll(clockwise, -int(np.argmin(clockwise.sum(axis=1))), axis=0)
+    if np.hypot(*(ordered[1] - ordered[0])) > np.hypot(*(ordered[3] - ordered[0])):
+        return None  # wider than tall: not a card upright
+    return np.asarray(ordered, dtype=np.float32)
+
+
+def rectified_card(image: Image, box: tuple[int, int, int, int]) -> Image | None:
+    """The card labelled by `box`, cut along its outline and rectified to 63 x 88 proportions at the photo's scale."""
+    corners = card_outline(image, box)
+    if corners is None:
+        return None
+    width = float(np.hypot(*(corners[1] - corners[0])))
+    size = (round(width), round(width * 88 / 63))
+    target = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(corners, target)
+    return np.asarray(cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_AREA), dtype=np.uint8)
 
 
 def _felt(size: tuple[int, int], rng: np.random.Generator, cloth: tuple[int, int, int] | None = None) -> Image:
