@@ -17,7 +17,7 @@ import ctypes.util
 
 M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
 M_MMAP_THRESHOLD = -3
-MMAP_THRESHOLD = 32 << 20  # glibc's largest: a 1080p frame's float64 integral image (16.6 MB) comes from the heap
+MMAP_THRESHOLD = 32 << 20  # blocks below this come from the heap: a 1080p frame's float64 integral image is 16.6 MB
 TRIM_THRESHOLD = 256 << 20  # free memory at the heap's top kept up to this much
 
 _done = False
