@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.detect import whiteness
 from drivers.camera.training.dataset import label_names
 
 Image = npt.NDArray[np.uint8]
@@ -64,7 +65,7 @@ def card_outline(image: Image, box: tuple[int, int, int, int]) -> npt.NDArray[np
     bright piece, which must be card-shaped and span the labelled box."""
     x0, y0, x1, y1 = box
     region = image[y0:y1, x0:x1]
-    darkest = cv2.GaussianBlur(cv2.min(cv2.min(region[..., 0], region[..., 1]), region[..., 2]), (5, 5), 0)
+    darkest = cv2.GaussianBlur(whiteness(region), (5, 5), 0)
     _, stock = cv2.threshold(darkest, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     table = cv2.bitwise_not(stock)
     if not cv2.countNonZero(table) or cv2.mean(darkest, stock)[0] - cv2.mean(darkest, table)[0] < CARD_CONTRAST:
