@@ -14,7 +14,6 @@ import ctypes
 import os
 import resource
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -34,6 +33,9 @@ from studio.clock import SystemClock
 from studio.settings import sqlite_url
 from studio.users import UserStore
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.services, the tests' own free ports
+from tests.services import free_port
+
 PR_SET_PDEATHSIG = 1  # Linux prctl: a signal the child receives when its parent dies
 Client = TypeVar("Client", bound="WebSocketClient")
 
@@ -45,13 +47,6 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     except ImportError:
         return None
     return uvloop.new_event_loop
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def raise_open_files(needed: int) -> int:

@@ -25,10 +25,20 @@ from pathlib import Path
 START_TIMEOUT = 30.0
 
 
+_PORTS_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port free now and never handed out before by this process: a port is only probed, so two calls made
+    before either server binds could otherwise get the same one (a studio and its demo game server once did, and the
+    studio answered both)."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        if port not in _PORTS_HANDED_OUT:
+            _PORTS_HANDED_OUT.add(port)
+            return port
 
 
 def _wait_for_port(port: int, process: subprocess.Popen[bytes], name: str, log: Path) -> None:

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from tests.api_client import ApiClient
-from tests.browser.conftest import _free_port
 from tests.browser.support import REPO
+from tests.services import free_port
 from tests.waiting import wait_until
 
 KILLS = int(os.environ.get("STUDIO_KILLS", "4"))
@@ -36,12 +36,16 @@ cut_card_from_back = 380
 """
 
 
-def start(folder: Path, port: int) -> subprocess.Popen[bytes]:
+def start(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """`studio run` on a free port (its demo game server on another, never the 8001 a studio on this machine may
+    hold); the process and the studio's address."""
+    port, demo_port = free_port(), free_port()
     command = [sys.executable, "-m", "studio_cli.main", "run", "--port", str(port), "--database",
                str(folder / "studio.db"), "--table", str(folder / "t1.toml"), "--auto-deal", "0.02",
-               "--demo-port", str(_free_port())]  # fmt: skip  # never the 8001 a studio on this machine may hold
+               "--demo-port", str(demo_port)]  # fmt: skip
     with (folder / "server.log").open("ab") as log:  # the child keeps its own copy of the file
-        return subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ))
+        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ))
+    return process, f"http://127.0.0.1:{port}"
 
 
 class Croupier(threading.Thread):
@@ -82,9 +86,7 @@ def test_killed_again_and_again_it_loses_nothing_and_raises_no_false_alarm(tmp_p
     rng = random.Random(13)
     bets: list[str] = []
     for kill in range(KILLS + 1):
-        port = _free_port()
-        process = start(tmp_path, port)
-        url = f"http://127.0.0.1:{port}"
+        process, url = start(tmp_path)
         try:
             wait_until(lambda url=url: _answers(url), "the studio to answer", timeout=30)  # type: ignore[misc]
             if kill == 0:
@@ -117,10 +119,8 @@ def test_killed_again_and_again_it_loses_nothing_and_raises_no_false_alarm(tmp_p
     assert not open_bets & closed  # no bet of a closed round left unsettled
     assert balance == ledger
     # The feed, read from the start as a game server that resumes with after= reads it: every record once, in order.
-    port = _free_port()
-    process = start(tmp_path, port)
+    process, url = start(tmp_path)
     try:
-        url = f"http://127.0.0.1:{port}"
         wait_until(lambda: _answers(url), "the studio to answer", timeout=30)
         client, seqs, after = ApiClient(url), [], 0
         while True:

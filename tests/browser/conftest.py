@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -28,13 +27,7 @@ from tests.browser.support import (
     VIEWPORT,
     StudioServer,
 )
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+from tests.services import free_port
 
 
 def _log_tail(path: Path) -> str:
@@ -56,7 +49,7 @@ def studio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StudioSe
 def running_studio(folder: Path, table_file: Path) -> Iterator[StudioServer]:
     """`studio run` on a free port with `folder/studio.db` and `table_file`, until the block ends; in demo mode, so
     with the demo game server too, on a free port of its own (never the 8001 a studio on this machine may hold)."""
-    port, demo_port = _free_port(), _free_port()
+    port, demo_port = free_port(), free_port()
     log = folder / "server.log"
     command = [sys.executable, "-m", "studio_cli.main", "run", "--port", str(port), "--demo-port", str(demo_port),
                "--database", str(folder / "studio.db"), "--table", str(table_file)]  # fmt: skip

@@ -23,15 +23,9 @@ from studio.clock import SystemClock
 from studio.users import UserStore
 from studio.wallets import WalletStore
 from tests.browser.support import REPO
+from tests.services import free_port
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @contextlib.contextmanager
