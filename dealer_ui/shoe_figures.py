@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.connection
+import os
 import queue
 import threading
 import time
@@ -268,7 +270,7 @@ def analyse_here(seen: Sequence[int], config: TableConfig) -> ShoeAnalysis:
 # The analyses run in a process of their own, shared by every table of the process: a few milliseconds of pure Python
 # per card, which on a thread would hold the interpreter's lock against the tables' writers (measured in
 # bench/shoe_figures_bench.py). Started with the first figures (spawned: never a fork of a threaded server), ended
-# with the interpreter.
+# with the studio's process however that ends (`_end_with_parent`).
 class _AnalysisProcess:
     """The one process of the analyses, made at first use; if it cannot be had, the analyses run here (said once)."""
 
@@ -280,7 +282,9 @@ class _AnalysisProcess:
     def analyse(self, shoe: Counter[Card], pay_table: PayTable) -> ShoeAnalysis:
         with self._lock:
             if self._pool is None and not self._failed:
-                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"), initializer=_end_with_parent
+                )
             pool = self._pool
         if pool is not None:
             try:
@@ -293,6 +297,21 @@ class _AnalysisProcess:
 
 
 _ANALYSIS_PROCESS = _AnalysisProcess()
+
+
+def _end_with_parent() -> None:
+    """In the analysis process, first: end when the studio's process has ended. A studio stopped cleanly ends it
+    itself, but one killed (SIGKILL, a crash) cannot, and the analysis process would wait on its queue for ever, one
+    more idle process per restart. The parent's sentinel (a pipe it holds open) reads as closed once it is gone."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="end-with-the-studio", daemon=True).start()
 
 
 def analyse_apart(seen: Sequence[int], config: TableConfig) -> ShoeAnalysis:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -151,3 +154,40 @@ def test_a_restart_rebuilds_the_shoe_history_from_the_log(tmp_path: Path, clock:
         after = figures(desk)
     assert after["history"] == before["history"] and after["removed"] == before["removed"]
     assert after["alerts"] == before["alerts"] and len(after["history"]) == 1 + len(BURN) + len(ROUND)
+
+
+ANALYSIS_THEN_WAIT = """
+import sys, time
+from dealer_ui.shoe_figures import _ANALYSIS_PROCESS
+from studio.domain.cards import shoe_composition
+from studio.settings import load_pay_table
+_ANALYSIS_PROCESS.analyse(shoe_composition(8), load_pay_table("standard"))
+print(*_ANALYSIS_PROCESS._pool._processes, flush=True)
+time.sleep(60)
+"""
+
+
+def _running(pid: int) -> bool:
+    """The process exists and has not ended (a zombie waiting for its parent to collect it has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from Linux's /proc")
+def test_the_analysis_process_ends_when_the_studio_is_killed() -> None:
+    """A studio killed outright (SIGKILL: no clean shutdown) leaves no idle analysis process behind: before the fix,
+    every killed or restarted studio left one for ever."""
+    with subprocess.Popen([sys.executable, "-c", ANALYSIS_THEN_WAIT], stdout=subprocess.PIPE, text=True) as studio:
+        try:
+            assert studio.stdout is not None
+            (worker,) = (int(pid) for pid in studio.stdout.readline().split())
+            assert _running(worker)
+        finally:
+            studio.kill()
+    deadline = time.monotonic() + 10
+    while _running(worker):
+        assert time.monotonic() < deadline, "the analysis process outlived the studio's"
+        time.sleep(0.05)
