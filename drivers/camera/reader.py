@@ -13,7 +13,7 @@
 5. The indices of one card are grouped: the same code within `CARD_SPAN` index sizes (the two corners of a card).
    The card's confidence is its best index's; for a network whose `.json` says `"both_corners": true` (trained by
    the current `training/train.py`, and calibrated so), 1 - (1 - lead1)(1 - lead2) when both corners read it.
-6. Confidences are rescaled so that the threshold calibrated end to end on the validation photos
+6. Confidences are rescaled so that the threshold calibrated end to end on the validation photos and scenes
    (`training/calibrate.py`: no confident wrong or invented card there) is `SURE` = 0.8, the default
    `min_confidence` of `CameraSource`: below it a read is a misread, not a card.
 

@@ -27,7 +27,10 @@ from drivers.camera.training.dataset import CODES, labels
 from drivers.camera.training.split import read
 
 MARGIN = 0.02
-SCENES, SEED = 0, 12  # composed validation scenes (compose.py; none by default: see docs/camera.md), their seed
+# Composed validation scenes (compose.py) and their seed: the 67 validation photos alone give about 70 reads, too
+# few to hold a wrong one (a threshold at FLOOR); 150 scenes give about 600 reads at studio index sizes, with the
+# suit confusions of small indices (2S read 2C, AC read AS) that the threshold must stay above (docs/camera.md).
+SCENES, SEED = 150, 12
 FLOOR = 0.3  # never below: a lead of less than this is no lead, whatever the validation photos say
 
 

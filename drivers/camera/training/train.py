@@ -251,7 +251,7 @@ def export(model: Any, path: Path, size: int = SIZE) -> None:
 def main() -> None:
     global SEED  # noqa: PLW0603 - the one seed every step draws from, set once before any of them
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--epochs", type=int, default=14)
     parser.add_argument("--views", type=int, default=8, help="augmented views per labelled webcam index")
     parser.add_argument("--negatives", type=int, default=60, help="negative proposals per photo")
     parser.add_argument("--scenes", type=int, default=1000, help="synthetic studio scenes (compose.py); 0: none")
