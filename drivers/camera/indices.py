@@ -242,7 +242,8 @@ def _dedupe(squares: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 def propose(image: Image, region: tuple[int, int, int, int] | None = None) -> list[Proposal]:
     """Index proposals in the frame (in `region` = x, y, w, h only, if given), in frame pixels."""
     x0, y0 = (region[0], region[1]) if region else (0, 0)
-    view = image[y0 : y0 + region[3], x0 : x0 + region[2]] if region else image
+    # a zone copied out whole: OpenCV splits the channels of a strided view at a third of the speed
+    view = np.ascontiguousarray(image[y0 : y0 + region[3], x0 : x0 + region[2]]) if region else image
     if view.size == 0 or min(view.shape[:2]) < 16:
         return []
     if view.ndim == 2:
