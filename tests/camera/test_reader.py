@@ -7,6 +7,8 @@ real roboflow webcam scenes of the held-out split (`split.csv`)."""
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -14,10 +16,10 @@ import pytest
 from drivers.camera.errors import ImageError
 from drivers.camera.image_io import load_image
 from drivers.camera.indices import Proposal, crop_matrices, crop_matrix
-from drivers.camera.reader import SURE, IndexReader, _cards, _Index
+from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader, _cards, _Index
 from drivers.camera.recognize import CardRead
 from drivers.camera.templates import Templates
-from drivers.camera.training import split
+from drivers.camera.training import calibrate, split
 from tests.camera.conftest import REAL_DATA
 from tests.camera.scenes import Card, card_images, roboflow_truth, studio_scene
 
@@ -161,6 +163,18 @@ def test_the_split_is_written_down_and_keeps_scenes_apart() -> None:
     assert webcam["train"] and all("/images/train/" in path for path in webcam["train"])
     assert webcam["test"] and not any("/images/train/" in path for path in webcam["test"])
     assert not webcam["validation"]
+
+
+def test_the_shipped_threshold_rests_on_the_validation_scenes_and_their_errors() -> None:
+    """The shipped network's threshold is what `calibrate` sets by default: judged on the validation photos and
+    `SCENES` composed validation scenes, above every wrong read there. A threshold set on the photos alone rests on
+    about 70 reads and, for a network that misreads none of them, on nothing (the floor)."""
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    calibration = meta["calibration"]
+    assert calibration["scenes"] == calibrate.SCENES >= 150
+    assert calibration["reads"] > 10 * calibration["reads_in_photos"] / 2
+    assert calibration["wrong_or_invented"] > 0 and calibration["threshold"] > calibrate.FLOOR
+    assert meta["threshold"] == calibration["threshold"]
 
 
 def test_two_corners_that_agree_combine_only_for_a_network_calibrated_so() -> None:
