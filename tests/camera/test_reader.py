@@ -172,7 +172,7 @@ def test_the_shipped_threshold_rests_on_the_validation_scenes_and_their_errors()
     meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     calibration = meta["calibration"]
     assert calibration["scenes"] == calibrate.SCENES >= 150
-    assert calibration["reads"] > 10 * calibration["reads_in_photos"] / 2
+    assert calibration["reads"] > 5 * calibration["reads_in_photos"]  # the scenes, not the photos, hold most reads
     assert calibration["wrong_or_invented"] > 0 and calibration["threshold"] > calibrate.FLOOR
     assert meta["threshold"] == calibration["threshold"]
 
