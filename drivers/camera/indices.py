@@ -95,12 +95,26 @@ def _scan(work: Image) -> tuple[npt.NDArray[np.uint8], _Sums]:
     stock_sum, stock_square = cv2.integral2(stock, sdepth=cv2.CV_32S, sqdepth=cv2.CV_64F)
     on = cv2.threshold(ink, 0, 1, cv2.THRESH_BINARY)[1]
     return ink, _Sums(
-        max(float(np.percentile(grey[::4, ::4], 99)), 1.0),
+        max(_percentile_99(grey[::4, ::4]), 1.0),
         np.asarray(cv2.integral(grey, sdepth=cv2.CV_32S)),
         np.asarray(cv2.integral(on, sdepth=cv2.CV_32S)),
         np.asarray(stock_sum),
         np.asarray(stock_square),
     )
+
+
+def _percentile_99(grey: Image) -> float:
+    """`np.percentile(grey, 99)` to the last bit, from the grey levels' histogram: a quarter of its time (NumPy
+    partitions the pixels) on a zone's pixels; 4 calls a frame."""
+    cumulative = np.cumsum(np.bincount(grey.ravel(), minlength=256))
+    count = int(cumulative[-1])
+    place = (count - 1) * 0.99  # NumPy's "linear" method, the default
+    below = int(place)
+    weight = place - below
+    a = int(np.searchsorted(cumulative, below + 1))  # the grey levels in sorted places `below` and `below` + 1
+    b = int(np.searchsorted(cumulative, min(below + 2, count)))
+    # NumPy's own interpolation, so that the result is the same float
+    return b - (b - a) * (1 - weight) if weight >= 0.5 else a + (b - a) * weight
 
 
 def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float) -> npt.NDArray[np.float64]:

@@ -8,8 +8,9 @@
 3. The squares framing one index vote (`_vote`): their card probabilities (after the temperature fitted on the
    validation crops) are averaged, and the index's confidence is the lead of the best card over the runner-up,
    times how sure the most card-like square is that it frames an index at all: readings that disagree are unsure.
-4. Each index is read again in two other views of its square (half a turn, a little larger: `_confirm`); its
-   confidence is the least of its leads, so an index that reads another card in any view is not sure.
+4. Each index is read again in two other views of its square (half a turn, a little larger: `_confirm`), and its
+   three readings are averaged: its confidence is the lead of its card in the mean, so a view that reads another
+   card takes its share away and views that agree make it surer.
 5. The indices of one card are grouped: the same code within `CARD_SPAN` index sizes (the two corners of a card).
    The card's confidence is its best index's; for a network whose `.json` says `"both_corners": true` (trained by
    the current `training/train.py`, and calibrated so), 1 - (1 - lead1)(1 - lead2) when both corners read it.
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -64,6 +65,10 @@ class _Index:
     probability: float
     square: Proposal
     zone: str | None
+    # the vote it came from: the 52 cards' probabilities (summing to 1), and how sure its most card-like square is
+    # that it frames an index at all (`_confirm` averages them with its other views')
+    cards: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
+    mass: float = 1.0
 
 
 class IndexReader:
@@ -82,6 +87,7 @@ class IndexReader:
         self.threshold = float(meta["threshold"])
         self.both_corners = bool(meta.get("both_corners", False))
         self._none = self.classes.index("none")
+        self._cards = [code for code in self.classes if code != "none"]  # the order of `_Index.cards`
         # The optional first stage: a tiny network that drops most proposals that are not indices.
         self._gate = None
         self.gate_threshold = 0.0
@@ -120,15 +126,17 @@ class IndexReader:
             if not squares:
                 return []
         probabilities = _softmax(_forward(self._net, crops.astype(np.float32)), self.temperature)
-        # Confirming only lowers a confidence: what is already noise is dropped before it is read again.
-        voted = [index for index in _vote(probabilities, self._none, self.classes, squares)
-                 if self._rescale(index.confidence) >= MIN_REPORTED]  # fmt: skip
+        # Every index voted is read again, even one whose vote is weak: views that agree may make it sure.
+        voted = _vote(probabilities, self._none, self.classes, squares)
         return [index for index in self._confirm(image, voted) if self._rescale(index.confidence) >= MIN_REPORTED]
 
     def _confirm(self, image: Image, found: list[_Index]) -> list[_Index]:
-        """Each index read again in `CHECKS` other views of its square (half a turn; a little larger): a true index
-        reads the same card every way. The confidence is the least of its leads over the views; a view that reads
-        another card leaves none."""
+        """Each index read again in `CHECKS` other views of its square (half a turn; a little larger), and its three
+        readings averaged (test-time augmentation): its vote's card probabilities and each view's (as shares of the
+        view's card mass). Its confidence is the lead of its card over the runner-up in that mean, times the mean of
+        how sure each reading is that it frames an index: a view that reads another card takes its share of the lead
+        away; views that read the card clearly lift an index whose squares disagreed. (Until 2026-12-03 the least
+        lead over the views: one view reading another card dropped the index even as a misread; docs/camera.md.)"""
         if not found:
             return found
         squares = [index.square for index in found]
@@ -136,13 +144,11 @@ class IndexReader:
         probabilities = _softmax(_forward(self._net, crops.reshape(-1, *crops.shape[2:]).astype(np.float32)),
                                  self.temperature)  # fmt: skip
         probabilities = probabilities.reshape(len(found), len(CHECKS), -1)
-        confirmed = []
-        for index, views in zip(found, probabilities, strict=True):
-            code = self.classes.index(index.code)
-            others = np.delete(views, [code, self._none], axis=1).max(axis=1)
-            leads = np.clip(views[:, code] - others, 0.0, None) * (1.0 - views[:, self._none])
-            confirmed.append(replace(index, confidence=min(index.confidence, float(leads.min()))))
-        return confirmed
+        index_mass = 1.0 - probabilities[:, :, self._none]
+        views = np.delete(probabilities, self._none, axis=2)
+        views /= np.maximum(views.sum(axis=2, keepdims=True), 1e-6)
+        return [replace(index, confidence=_averaged(index, self._cards.index(index.code), cards, mass))
+                for index, cards, mass in zip(found, views, index_mass, strict=True)]  # fmt: skip
 
     def _crops(self, image: Image, squares: list[Proposal], turn: float = 0.0, scale: float = 1.0
                ) -> npt.NDArray[np.uint8]:  # fmt: skip
@@ -159,6 +165,15 @@ class IndexReader:
         if margin < self.threshold:
             return round(SURE * margin / self.threshold, 4)
         return round(SURE + (1 - SURE) * (margin - self.threshold) / max(1 - self.threshold, 1e-6), 4)
+
+
+def _averaged(index: _Index, code: int, views: npt.NDArray[np.float32], views_mass: npt.NDArray[np.float32]) -> float:
+    """The confidence of `index` (card number `code`) with its other views: the lead of its card over the runner-up
+    in the mean of its vote and the views' card probabilities (each row summing to 1), times the mean of their index
+    masses; never below 0."""
+    mean = (index.cards + views.sum(axis=0)) / (1 + len(views))
+    lead = float(mean[code] - np.delete(mean, code).max())
+    return max(0.0, lead * (index.mass + float(views_mass.sum())) / (1 + len(views)))
 
 
 def _forward(net: cv2.dnn.Net, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -189,24 +204,33 @@ def _vote(probabilities: npt.NDArray[np.float32], none: int, classes: list[str],
     index_mass = 1.0 - probabilities[:, none]
     best = cards.max(axis=1)
     free = np.ones(len(squares), dtype=bool)
+    near = _near_pairs([square for square, _ in squares], SAME_INDEX)
     found: list[_Index] = []
     for seed in np.argsort(-best).tolist():
         if not free[seed] or best[seed] < MIN_PROBABILITY:
             continue
         square, zone = squares[seed]
-        group = [k for k in np.flatnonzero(free).tolist() if _near(square, squares[k][0], SAME_INDEX)]
+        group = np.flatnonzero(free & near[seed])
         free[group] = False
         weights = index_mass[group]
         vote = (cards[group] * weights[:, None]).sum(axis=0) / max(float(weights.sum()), 1e-6)
         vote = vote / max(float(vote.sum()), 1e-6)
         first, second = np.argsort(vote)[-1], np.argsort(vote)[-2]
-        margin = float(vote[first] - vote[second]) * float(index_mass[seed])
-        found.append(_Index(labels[first], margin, float(vote[first]), square, zone))
+        mass = float(index_mass[seed])
+        margin = float(vote[first] - vote[second]) * mass
+        found.append(_Index(labels[first], margin, float(vote[first]), square, zone, vote.astype(np.float32), mass))
     return found
 
 
 def _near(a: Proposal, b: Proposal, sides: float) -> bool:
     return bool(np.hypot(a.x - b.x, a.y - b.y) < sides * max(a.side, b.side))
+
+
+def _near_pairs(squares: list[Proposal], sides: float) -> npt.NDArray[np.bool_]:
+    """`_near` of every pair of squares at once, as an N x N matrix."""
+    x, y, side = np.array([(s.x, s.y, s.side) for s in squares], dtype=np.float64).reshape(-1, 3).T
+    distance = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :])
+    return np.asarray(distance < sides * np.maximum(side[:, None], side[None, :]))
 
 
 def _cards(indices: list[_Index], rescale: Callable[[float], float], both_corners: bool = False) -> list[CardRead]:

@@ -8,6 +8,7 @@ real roboflow webcam scenes of the held-out split (`split.csv`)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -16,7 +17,7 @@ import pytest
 from drivers.camera.errors import ImageError
 from drivers.camera.image_io import load_image
 from drivers.camera.indices import Proposal, crop_matrices, crop_matrix
-from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader, _cards, _Index
+from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader, _averaged, _cards, _Index, _near, _near_pairs
 from drivers.camera.recognize import CardRead
 from drivers.camera.templates import Templates
 from drivers.camera.training import calibrate, split
@@ -198,3 +199,44 @@ def test_the_crops_of_many_squares_at_once_are_those_of_each_square() -> None:
         for square, matrix in zip(squares, together, strict=True):
             larger = Proposal(square.x, square.y, square.side * scale, square.angle)
             assert np.allclose(matrix, crop_matrix(larger, 32, angle), atol=1e-9)
+
+
+def test_the_squares_that_vote_together_are_those_near_each_other() -> None:
+    """`_vote` finds the squares of one index with the matrix of `_near_pairs`: it must say what `_near` says of
+    every pair (squares of many sizes, some far apart, some on top of each other)."""
+    rng = np.random.default_rng(3)
+    squares = [Proposal(float(x), float(y), float(side)) for x, y, side in
+               zip(rng.uniform(0, 300, 80), rng.uniform(0, 200, 80), rng.uniform(8, 90, 80), strict=True)]  # fmt: skip
+    matrix = _near_pairs(squares, 0.5)
+    expected = [[_near(a, b, 0.5) for b in squares] for a in squares]
+    assert matrix.tolist() == expected
+    assert 80 < matrix.sum() < 80 * 80  # some pairs near, some not
+
+
+def _reading(*shares: tuple[int, float]) -> np.ndarray:
+    """Card probabilities (52, summing to 1) with the given cards' shares and the rest spread evenly."""
+    cards = np.zeros(52, np.float32)
+    for code, share in shares:
+        cards[code] = share
+    cards[cards == 0] = (1 - cards.sum()) / (52 - len(shares))
+    return cards
+
+
+def test_an_index_is_as_sure_as_the_mean_of_its_vote_and_its_other_views() -> None:
+    """`_confirm` averages an index's readings (its vote, the turned view, the larger view): views that read its
+    card clearly lift a vote its squares disagreed on; one view reading another card takes its share of the lead
+    away (it no longer wipes the index out, which lost a third of the studio cards not found); views that read
+    another card outright leave nothing; and doubt that it is an index at all lowers the lead."""
+    queen, king = 10, 11
+    weak = _Index("QS", 0.1, 0.5, Proposal(100, 100, 30), None, _reading((queen, 0.5), (king, 0.4)), 0.9)
+    agree = np.stack([_reading((queen, 0.95)), _reading((queen, 0.9))])
+    lifted = _averaged(weak, queen, agree, np.array([0.95, 0.95], np.float32))
+    assert lifted > 0.5 > weak.confidence
+    strong = replace(weak, confidence=0.85, cards=_reading((queen, 0.9)))
+    one_other = np.stack([_reading((king, 0.8)), _reading((queen, 0.95))])
+    doubted = _averaged(strong, queen, one_other, np.array([0.95, 0.95], np.float32))
+    confirmed = _averaged(strong, queen, agree, np.array([0.95, 0.95], np.float32))
+    assert 0 < doubted < 0.5 < confirmed
+    both_other = np.stack([_reading((king, 0.95)), _reading((king, 0.95))])
+    assert _averaged(strong, queen, both_other, np.array([0.95, 0.95], np.float32)) == 0.0
+    assert _averaged(strong, queen, agree, np.array([0.1, 0.1], np.float32)) < 0.5 * confirmed
