@@ -2,19 +2,22 @@
 
 1. `squares.squares` gives squares where an index may be: glyph pairs from the frame's ink (`indices.propose`: no card
    outline needed, for touching cards and pale tables) and the index corners of every whole card outline found.
-2. Each square is cut out of the full-resolution frame at 32 x 32 and the network (`data/index_net.onnx`, run by
+2. A tiny gate network drops the squares that are clearly not indices and, of the squares framing one index, keeps
+   the one it finds likeliest (`_likeliest_per_index`).
+3. Each square is cut out of the full-resolution frame at 32 x 32 and the network (`data/index_net.onnx`, run by
    `cv2.dnn`; trained by `training/train.py`) gives the probability of each of the 52 cards and of "not an index".
    It has seen indices turned every way, so a 6 and a 9 are told apart by where the suit is.
-3. The squares framing one index vote (`_vote`): their card probabilities (after the temperature fitted on the
+4. Squares still framing one index vote (`_vote`): their card probabilities (after the temperature fitted on the
    validation crops) are averaged, and the index's confidence is the lead of the best card over the runner-up,
    times how sure the most card-like square is that it frames an index at all: readings that disagree are unsure.
-4. Each index is read again in two other views of its square (half a turn, a little larger: `_confirm`), and its
-   three readings are averaged: its confidence is the lead of its card in the mean, so a view that reads another
-   card takes its share away and views that agree make it surer.
-5. The indices of one card are grouped: the same code within `CARD_SPAN` index sizes (the two corners of a card).
+5. Each index is read again half a turn round (`_confirm`), and its two readings are averaged: its confidence is the
+   lead of its card in the mean, so a view that reads another card takes its share away and a view that agrees
+   makes it surer.
+6. The indices of one card are grouped: the same code, 2 to `CARD_SPAN` index sizes apart on a line along a card's
+   diagonal (`_opposite_corners`: the two corners of a card, not two cards side by side).
    The card's confidence is its best index's; for a network whose `.json` says `"both_corners": true` (trained by
    the current `training/train.py`, and calibrated so), 1 - (1 - lead1)(1 - lead2) when both corners read it.
-6. Confidences are rescaled so that the threshold calibrated end to end on the validation photos and scenes
+7. Confidences are rescaled so that the threshold calibrated end to end on the validation photos and scenes
    (`training/calibrate.py`: no confident wrong or invented card there) is `SURE` = 0.8, the default
    `min_confidence` of `CameraSource`: below it a read is a misread, not a card.
 
@@ -51,10 +54,13 @@ MIN_PROBABILITY = 0.3  # squares read as a card less likely than this are droppe
 # unsure: an unsure read becomes a misread that suspends the table, and noise must not.
 MIN_REPORTED = 0.2
 SAME_INDEX = 0.5  # squares whose centres are closer than this many sides frame the same index
-CARD_SPAN = 7.0  # two indices of one code at most this many index sizes apart are the two corners of one card
+CARD_SPAN = 7.0  # two indices of one code at most this many index sizes apart may be the two corners of one card
+TWICE = 2.0  # two indices of one code closer than this many sides are one index framed twice
+DIAGONAL = (25.0, 75.0)  # and the line between them this many degrees off each index's vertical (40-63 measured)
 BATCH = 256  # squares per forward pass
-# The other views each index is read in before it is trusted: (turn in degrees, scale of its square).
-CHECKS = ((180.0, 1.0), (0.0, 1.15))
+# The other views each index is read in before it is trusted: (turn in degrees, scale of its square). Half a turn alone
+# reads more indices surely than with a larger square as well (until 2026-12-04): docs/camera.md, "Approaches compared".
+CHECKS = ((180.0, 1.0),)
 MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.5 ms on one core
 
 
@@ -118,9 +124,9 @@ class IndexReader:
             blocks = wide[:, ::2, ::2] + wide[:, 1::2, ::2] + wide[:, ::2, 1::2] + wide[:, 1::2, 1::2]
             small = blocks * np.float32(0.25)
             likely = _softmax(_forward(self._gate, small), 1.0)[:, 1]
-            passed = likely >= self.gate_threshold
+            passed = _likeliest_per_index([square for square, _ in squares], likely, likely >= self.gate_threshold)
             if passed.sum() > MAX_READ:  # bounded work per frame: the squares the gate finds most index-like
-                passed &= likely >= np.sort(likely)[-MAX_READ]
+                passed &= likely >= np.sort(likely[passed])[-MAX_READ]
             crops = crops[passed]
             squares = [square for square, keep in zip(squares, passed.tolist(), strict=True) if keep]
             if not squares:
@@ -131,12 +137,12 @@ class IndexReader:
         return [index for index in self._confirm(image, voted) if self._rescale(index.confidence) >= MIN_REPORTED]
 
     def _confirm(self, image: Image, found: list[_Index]) -> list[_Index]:
-        """Each index read again in `CHECKS` other views of its square (half a turn; a little larger), and its three
-        readings averaged (test-time augmentation): its vote's card probabilities and each view's (as shares of the
-        view's card mass). Its confidence is the lead of its card over the runner-up in that mean, times the mean of
-        how sure each reading is that it frames an index: a view that reads another card takes its share of the lead
-        away; views that read the card clearly lift an index whose squares disagreed. (Until 2026-12-03 the least
-        lead over the views: one view reading another card dropped the index even as a misread; docs/camera.md.)"""
+        """Each index read again in the `CHECKS` views of its square (half a turn), and its readings averaged
+        (test-time augmentation): its vote's card probabilities and each view's (as shares of the view's card mass).
+        Its confidence is the lead of its card over the runner-up in that mean, times the mean of how sure each
+        reading is that it frames an index: a view that reads another card takes its share of the lead away; a view
+        that reads the card clearly lifts an index read weakly. (Until 2026-12-03 the least lead over the views: one
+        view reading another card dropped the index even as a misread; docs/camera.md.)"""
         if not found:
             return found
         squares = [index.square for index in found]
@@ -222,6 +228,23 @@ def _vote(probabilities: npt.NDArray[np.float32], none: int, classes: list[str],
     return found
 
 
+def _likeliest_per_index(squares: list[Proposal], likely: npt.NDArray[np.float32], passed: npt.NDArray[np.bool_]
+                         ) -> npt.NDArray[np.bool_]:  # fmt: skip
+    """Of the squares that passed the gate, the one the gate finds likeliest among those framing the same index
+    (centres within `SAME_INDEX` sides of it). An index is proposed several times (glyph pairs at two scales, its
+    card's outline): reading only the likeliest square read more indices surely than averaging the readings of all
+    of them (on the validation photos and scenes, and held out: docs/camera.md, "Approaches compared"), and the
+    network reads half as many squares."""
+    keep = np.zeros(len(squares), dtype=bool)
+    free = passed.copy()
+    near = _near_pairs(squares, SAME_INDEX)
+    for seed in np.argsort(-likely, kind="stable").tolist():
+        if free[seed]:
+            keep[seed] = True
+            free &= ~near[seed]
+    return keep
+
+
 def _near(a: Proposal, b: Proposal, sides: float) -> bool:
     return bool(np.hypot(a.x - b.x, a.y - b.y) < sides * max(a.side, b.side))
 
@@ -240,13 +263,29 @@ def _cards(indices: list[_Index], rescale: Callable[[float], float], both_corner
     threshold of such a network is calibrated on these card confidences)."""
     groups: list[list[_Index]] = []
     for index in sorted(indices, key=lambda i: -rescale(i.confidence)):
+        if any(g[0].code == index.code and _near(index.square, other.square, TWICE) for g in groups for other in g):
+            continue  # one index framed twice: its surer reading stands
         group = next((g for g in groups if g[0].code == index.code and len(g) < 2
-                      and _near(index.square, g[0].square, CARD_SPAN)), None)  # fmt: skip
+                      and _opposite_corners(index.square, g[0].square)), None)  # fmt: skip
         if group is None:
             groups.append([index])
         else:
             group.append(index)
     return [_card(group, rescale, both_corners) for group in groups]
+
+
+def _opposite_corners(a: Proposal, b: Proposal) -> bool:
+    """Whether two index squares may be the two printed corners of one card: `TWICE` to `CARD_SPAN` index sides apart
+    (closer, they frame one index twice), on a line along the card's diagonal, `DIAGONAL` degrees off each index's
+    vertical. Two cards side by side, or one above the other, have their indices on a line square to the indices.
+    Measured on renders of the held-out cards at 0-50° off vertical (docs/camera.md): 128 of 129 pairs of one card's
+    corners pass (the other frames one index twice), none of 363 pairs of neighbouring cards' indices."""
+    dx, dy = b.x - a.x, b.y - a.y
+    if not TWICE * max(a.side, b.side) <= np.hypot(dx, dy) < CARD_SPAN * max(a.side, b.side):
+        return False
+    line = np.degrees(np.arctan2(dy, dx))
+    off = [(line + square.angle) % 180.0 for square in (a, b)]
+    return all(DIAGONAL[0] <= min(angle, 180.0 - angle) <= DIAGONAL[1] for angle in off)
 
 
 def _card(group: list[_Index], rescale: Callable[[float], float], both_corners: bool) -> CardRead:

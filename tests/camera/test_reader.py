@@ -17,7 +17,17 @@ import pytest
 from drivers.camera.errors import ImageError
 from drivers.camera.image_io import load_image
 from drivers.camera.indices import Proposal, crop_matrices, crop_matrix
-from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader, _averaged, _cards, _Index, _near, _near_pairs
+from drivers.camera.reader import (
+    DEFAULT_MODEL,
+    SURE,
+    IndexReader,
+    _averaged,
+    _cards,
+    _Index,
+    _likeliest_per_index,
+    _near,
+    _near_pairs,
+)
 from drivers.camera.recognize import CardRead
 from drivers.camera.templates import Templates
 from drivers.camera.training import calibrate, split
@@ -38,21 +48,24 @@ def cards() -> list[tuple[str, np.ndarray]]:
     return found
 
 
-def _on(read: CardRead, card: Card) -> bool:
-    x, y = read.box[0] + read.box[2] / 2, read.box[1] + read.box[3] / 2
+def _holds_centre(card: Card, box: tuple[int, int, int, int]) -> bool:
+    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
     return cv2.pointPolygonTest(card.polygon, (float(x), float(y)), False) >= 0
 
 
 def read_scenes(reader: IndexReader, scenes: list[tuple[np.ndarray, list[Card]]]) -> tuple[int, int, int, int]:
     """(cards, read right surely, read right at any confidence, sure reads of another card) over the scenes. A read
-    belongs to the card it lies on that is uppermost (`studio_scene` lays each card over the ones before it): a read of
-    a card's index printed over a card beneath is that upper card's, not a wrong read of the one beneath."""
+    belongs to the card that is uppermost where each of its index squares lies (`studio_scene` lays each card over
+    the ones before it): a read of a card's index printed over a card beneath is that upper card's, not a wrong read
+    of the one beneath. (Not where the centre of its box lies: a card read by both corners, half covered by the next
+    card, has its box centre under that card.)"""
     cards = right = found = wrong = 0
     for frame, placed in scenes:
         reads = reader.read_frame(frame)
-        owner = [max((k for k, card in enumerate(placed) if _on(read, card)), default=None) for read in reads]
+        owners = [{max((k for k, card in enumerate(placed) if _holds_centre(card, square)), default=None)
+                   for square in read.indices or (read.box,)} for read in reads]  # fmt: skip
         for number, card in enumerate(placed):
-            on = [read for read, k in zip(reads, owner, strict=True) if k == number]
+            on = [read for read, mine in zip(reads, owners, strict=True) if number in mine]
             cards += 1
             right += any(read.code == card.code and read.confidence >= SURE for read in on)
             found += any(read.code == card.code for read in on)
@@ -192,6 +205,30 @@ def test_two_corners_that_agree_combine_only_for_a_network_calibrated_so() -> No
     assert combined == [pytest.approx(0.8), 0.6]
 
 
+def test_indices_of_one_code_are_one_card_only_along_a_card_diagonal() -> None:
+    """Two indices of one code are the two corners of one card when they lie on a line along a card's diagonal (the
+    angle the squares are turned by counts); side by side or one above the other they are two cards (an ace of clubs
+    and an ace of spades misread as clubs must not make one surer card), and closer than two sides one index framed
+    twice (one card, as sure as its surer reading)."""
+
+    def grouped(a: Proposal, b: Proposal) -> list[float]:
+        indices = [_Index("QH", 0.6, 0.7, a, None), _Index("QH", 0.5, 0.6, b, None)]
+        return sorted(card.confidence for card in _cards(indices, lambda lead: lead, both_corners=True))
+
+    assert grouped(Proposal(100, 100, 30), Proposal(190, 230, 30)) == [pytest.approx(0.8)]  # the diagonal
+    assert grouped(Proposal(100, 100, 30), Proposal(190, 100, 30)) == [0.5, 0.6]  # side by side
+    assert grouped(Proposal(100, 100, 30), Proposal(100, 230, 30)) == [0.5, 0.6]  # one above the other
+    assert grouped(Proposal(100, 100, 30), Proposal(130, 100, 30)) == [0.6]  # one index twice
+    turn = np.radians(30.0)  # the same card turned by 30 degrees: its squares turned with it
+    dx, dy = 90 * np.cos(turn) - 130 * np.sin(turn), 90 * np.sin(turn) + 130 * np.cos(turn)
+    turned = grouped(Proposal(100, 100, 30, -30.0), Proposal(100 + dx, 100 + dy, 30, -30.0))
+    assert turned == [pytest.approx(0.8)]
+    beside = grouped(
+        Proposal(100, 100, 30, -30.0), Proposal(100 + 90 * np.cos(turn), 100 + 90 * np.sin(turn), 30, -30.0)
+    )
+    assert beside == [0.5, 0.6]  # two turned cards side by side
+
+
 def test_the_crops_of_many_squares_at_once_are_those_of_each_square() -> None:
     squares = [Proposal(100.0, 80.0, 40.0, 0.0), Proposal(321.5, 17.25, 23.0, 137.0), Proposal(5.0, 600.0, 61.0, -90.0)]
     for angle, scale in ((0.0, 1.0), (180.0, 1.0), (0.0, 1.25), (33.0, 0.8)):
@@ -211,6 +248,22 @@ def test_the_squares_that_vote_together_are_those_near_each_other() -> None:
     expected = [[_near(a, b, 0.5) for b in squares] for a in squares]
     assert matrix.tolist() == expected
     assert 80 < matrix.sum() < 80 * 80  # some pairs near, some not
+
+
+def test_each_index_is_read_in_the_one_square_the_gate_finds_likeliest() -> None:
+    """Three squares on one index, two on another, one alone, and one the gate refused: one square read per index,
+    the gate's likeliest of those that passed, whatever their order."""
+    squares = [
+        Proposal(100, 100, 30), Proposal(104, 98, 34), Proposal(97, 103, 28),  # one index
+        Proposal(300, 100, 30), Proposal(306, 104, 30),  # another
+        Proposal(500, 300, 40),  # alone
+        Proposal(302, 98, 30),  # on the second index, likeliest of all, but refused by the gate
+    ]  # fmt: skip
+    likely = np.array([0.6, 0.9, 0.7, 0.5, 0.8, 0.4, 0.95], np.float32)
+    passed = np.array([True] * 6 + [False])
+    for order in ([0, 1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1, 0], [3, 0, 6, 5, 1, 4, 2]):
+        kept = _likeliest_per_index([squares[k] for k in order], likely[order], passed[order])
+        assert sorted(np.array(order)[kept].tolist()) == [1, 4, 5]
 
 
 def _reading(*shares: tuple[int, float]) -> np.ndarray:
