@@ -61,7 +61,7 @@ BATCH = 256  # squares per forward pass
 # The other views each index is read in before it is trusted: (turn in degrees, scale of its square). Half a turn alone
 # reads more indices surely than with a larger square as well (until 2026-12-04): docs/camera.md, "Approaches compared".
 CHECKS = ((180.0, 1.0),)
-MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.5 ms on one core
+MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.15 ms on one core
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +141,7 @@ class IndexReader:
         (test-time augmentation): its vote's card probabilities and each view's (as shares of the view's card mass).
         Its confidence is the lead of its card over the runner-up in that mean, times the mean of how sure each
         reading is that it frames an index: a view that reads another card takes its share of the lead away; a view
-        that reads the card clearly lifts an index read weakly. (Until 2026-12-03 the least lead over the views: one
+        that reads the card clearly lifts an index read weakly. (Until 2026-12-04 the least lead over the views: one
         view reading another card dropped the index even as a misread; docs/camera.md.)"""
         if not found:
             return found
@@ -278,8 +278,9 @@ def _opposite_corners(a: Proposal, b: Proposal) -> bool:
     """Whether two index squares may be the two printed corners of one card: `TWICE` to `CARD_SPAN` index sides apart
     (closer, they frame one index twice), on a line along the card's diagonal, `DIAGONAL` degrees off each index's
     vertical. Two cards side by side, or one above the other, have their indices on a line square to the indices.
-    Measured on renders of the held-out cards at 0-50° off vertical (docs/camera.md): 128 of 129 pairs of one card's
-    corners pass (the other frames one index twice), none of 363 pairs of neighbouring cards' indices."""
+    The range was set on renders of the training cards at 0-50° off vertical; on renders of the held-out cards
+    (docs/camera.md) 128 of 129 pairs of one card's corners pass it (the other frames one index twice), and none of
+    363 pairs of neighbouring cards' indices."""
     dx, dy = b.x - a.x, b.y - a.y
     if not TWICE * max(a.side, b.side) <= np.hypot(dx, dy) < CARD_SPAN * max(a.side, b.side):
         return False
