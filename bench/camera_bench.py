@@ -55,6 +55,7 @@ from drivers.camera.recognize import CardRead, Recognizer  # noqa: E402
 from drivers.camera.source import DEFAULT_TEMPLATES  # noqa: E402
 from drivers.camera.templates import Templates  # noqa: E402
 from drivers.camera.training import split  # noqa: E402
+from drivers.camera.training.calibrate import lies_on  # noqa: E402
 from tests.camera.photos import card_photos  # noqa: E402
 from tests.camera.render import CODES, Placed, degrade, felt, photo, place, table  # noqa: E402
 from tests.camera.scenes import card_images, roboflow_truth, studio_scene  # noqa: E402
@@ -253,7 +254,7 @@ def reader_top_down(reader: IndexReader, include: str) -> dict[str, Any]:
 def webcam_scenes(reader: IndexReader, paths: list[Path]) -> dict[str, Any]:
     """Held-out roboflow WIN_* scenes at 1280x720: a labelled card is read right when a sure read of its code lies
     on one of its labelled indices (one of the read's index squares holds the index centre, the labelled index
-    nearest the square's centre: `_lies_on`); a sure read on an index of another
+    nearest the square's centre: `calibrate.lies_on`); a sure read on an index of another
     card is a confident error; a sure read on no labelled index of its code is invented."""
     tally: dict[str, int] = defaultdict(int)
     confusions: dict[str, int] = defaultdict(int)
@@ -261,7 +262,7 @@ def webcam_scenes(reader: IndexReader, paths: list[Path]) -> dict[str, Any]:
         frame = cv2.resize(load_image(path), (1280, 720), interpolation=cv2.INTER_CUBIC)
         truth = roboflow_truth(path)
         reads = reader.read_frame(frame)
-        on = [_lies_on(read, truth) for read in reads]
+        on = [lies_on(read, truth) for read in reads]
         for code in sorted({t[0] for t in truth}):
             mine = [read for read, held in zip(reads, on, strict=True) if any(t[0] == code for t in held)]
             outcome = _outcome(code, mine)
@@ -276,19 +277,6 @@ def webcam_scenes(reader: IndexReader, paths: list[Path]) -> dict[str, Any]:
                     tally["invented_off_index"] += 1
     return _rates(tally) | {"scenes": len(paths), "invented_off_index": tally["invented_off_index"],
                             "confusions": dict(confusions)}  # fmt: skip
-
-
-def _lies_on(read: CardRead, truth: list[tuple[str, float, float, float]]) -> list[tuple[str, float, float, float]]:
-    """The labelled indices the read lies on: for each of its index squares (or its box), the labelled index nearest
-    the square's centre, if the square holds it. (Since 2026-12-04: before, every labelled index a square held, so that
-    two right reads of touching indices, each square reaching over its neighbour's centre, counted as confident wrong
-    reads of each other: the 10D and QD of `WIN_20240627_17_06_06_Pro.jpg`, docs/camera.md.)"""
-    on = []
-    for bx, by, bw, bh in read.indices or (read.box,):
-        held = [t for t in truth if bx <= t[1] <= bx + bw and by <= t[2] <= by + bh]
-        if held:
-            on.append(min(held, key=lambda t: (t[1] - bx - bw / 2) ** 2 + (t[2] - by - bh / 2) ** 2))
-    return on
 
 
 def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards: str = "test"

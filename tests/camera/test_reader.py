@@ -229,6 +229,18 @@ def test_indices_of_one_code_are_one_card_only_along_a_card_diagonal() -> None:
     assert beside == [0.5, 0.6]  # two turned cards side by side
 
 
+def test_a_read_lies_on_the_labelled_index_nearest_each_of_its_squares() -> None:
+    """How the bench and `calibrate` judge a read: a square reaching over a touching index's centre lies on the index
+    nearest its own centre only; a read by both corners lies on both; a square holding no labelled centre, on none."""
+    quad = np.zeros((4, 2), np.float32)
+    queen = CardRead("Q", "D", 0.9, 0.9, 0.9, (100, 100, 60, 60), quad, None, ((100, 100, 60, 60),))
+    truth = [("QD", 128.0, 132.0), ("10D", 152.0, 150.0), ("QD", 400.0, 420.0)]
+    assert calibrate.lies_on(queen, truth) == [("QD", 128.0, 132.0)]
+    both = replace(queen, indices=((100, 100, 60, 60), (380, 400, 40, 40)))
+    assert calibrate.lies_on(both, truth) == [("QD", 128.0, 132.0), ("QD", 400.0, 420.0)]
+    assert calibrate.lies_on(replace(queen, indices=((600, 600, 40, 40),)), truth) == []
+
+
 def test_the_crops_of_many_squares_at_once_are_those_of_each_square() -> None:
     squares = [Proposal(100.0, 80.0, 40.0, 0.0), Proposal(321.5, 17.25, 23.0, 137.0), Proposal(5.0, 600.0, 61.0, -90.0)]
     for angle, scale in ((0.0, 1.0), (180.0, 1.0), (0.0, 1.25), (33.0, 0.8)):

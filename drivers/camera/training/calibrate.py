@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from drivers.camera.image_io import load_image
 from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader
+from drivers.camera.recognize import CardRead
 from drivers.camera.training.compose import roboflow_pieces, scene
 from drivers.camera.training.dataset import CODES, labels
 from drivers.camera.training.split import read
@@ -31,6 +33,7 @@ MARGIN = 0.02
 # few to hold a wrong one (a threshold at FLOOR); 150 scenes give about 600 reads at studio index sizes, with the
 # suit confusions of small indices (2S read 2C, AC read AS) that the threshold must stay above (docs/camera.md).
 SCENES, SEED = 150, 12
+Labelled = tuple[Any, ...]  # (code, centre x, centre y, ...) of a labelled index
 FLOOR = 0.3  # never below: a lead of less than this is no lead, whatever the validation photos say
 
 
@@ -45,12 +48,23 @@ def leads(reader: IndexReader, paths: list[Path]) -> list[tuple[float, str]]:
     return judged
 
 
+def lies_on(read: CardRead, truth: Sequence[Labelled]) -> list[Labelled]:
+    """The labelled indices (code, centre x, centre y, ...) a read lies on: for each of its index squares (or its box),
+    the labelled index nearest the square's centre, if the square holds it. Not every labelled index a square holds:
+    a right read of an index touching another's reaches over the other's centre (docs/camera.md, "Figures")."""
+    on = []
+    for x, y, w, h in read.indices or (read.box,):
+        held = [label for label in truth if x <= label[1] <= x + w and y <= label[2] <= y + h]
+        if held:
+            on.append(min(held, key=lambda label: (label[1] - x - w / 2) ** 2 + (label[2] - y - h / 2) ** 2))
+    return on
+
+
 def judge(reader: IndexReader, frame: object, truth: list[tuple[str, float, float]]) -> list[tuple[float, str]]:
     """(lead, "right" | "wrong" | "invented") of every read of one frame against its labelled index centres."""
     judged = []
     for card in reader.read_frame(frame):
-        squares = card.indices or (card.box,)
-        on = {code for code, tx, ty in truth if any(x <= tx <= x + w and y <= ty <= y + h for x, y, w, h in squares)}
+        on = {label[0] for label in lies_on(card, truth)}
         kind = "right" if card.code in on else "wrong" if on else "invented"
         judged.append((card.confidence / SURE, kind))  # the reader was built with threshold 1: lead = conf / SURE
     return judged
