@@ -10,9 +10,9 @@
 4. Squares still framing one index vote (`_vote`): their card probabilities (after the temperature fitted on the
    validation crops) are averaged, and the index's confidence is the lead of the best card over the runner-up,
    times how sure the most card-like square is that it frames an index at all: readings that disagree are unsure.
-5. Each index is read again half a turn round (`_confirm`), and its two readings are averaged: its confidence is the
-   lead of its card in the mean, so a view that reads another card takes its share away and a view that agrees
-   makes it surer.
+5. Each index is read again half a turn round, in its square and in one 1.1 times larger (`_confirm`), and its three
+   readings are averaged: its confidence is the lead of its card in the mean, so a view that reads another card
+   takes its share away and views that agree make it surer.
 6. The indices of one card are grouped: the same code, 2 to `CARD_SPAN` index sizes apart on a line along a card's
    diagonal (`_opposite_corners`: the two corners of a card, not two cards side by side).
    The card's confidence is its best index's; for a network whose `.json` says `"both_corners": true` (trained by
@@ -58,9 +58,10 @@ CARD_SPAN = 7.0  # two indices of one code at most this many index sizes apart m
 TWICE = 2.0  # two indices of one code closer than this many sides are one index framed twice
 DIAGONAL = (25.0, 75.0)  # and the line between them this many degrees off each index's vertical (40-63 measured)
 BATCH = 256  # squares per forward pass
-# The other views each index is read in before it is trusted: (turn in degrees, scale of its square). Half a turn alone
-# reads more indices surely than with a larger square as well (until 2026-12-04): docs/camera.md, "Approaches compared".
-CHECKS = ((180.0, 1.0),)
+# The other views each index is read in before it is trusted: (turn in degrees, scale of its square). Half a turn, and
+# half a turn in a square 1.1 times larger: of the views compared (docs/camera.md, "The reader's rules around the
+# network"), these read the most validation indices surely with no confident wrong read on the training cards' renders.
+CHECKS = ((180.0, 1.0), (180.0, 1.1))
 MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.15 ms on one core
 
 
@@ -137,7 +138,7 @@ class IndexReader:
         return [index for index in self._confirm(image, voted) if self._rescale(index.confidence) >= MIN_REPORTED]
 
     def _confirm(self, image: Image, found: list[_Index]) -> list[_Index]:
-        """Each index read again in the `CHECKS` views of its square (half a turn), and its readings averaged
+        """Each index read again in the `CHECKS` views of its square (half a turn, twice), and its readings averaged
         (test-time augmentation): its vote's card probabilities and each view's (as shares of the view's card mass).
         Its confidence is the lead of its card over the runner-up in that mean, times the mean of how sure each
         reading is that it frames an index: a view that reads another card takes its share of the lead away; a view
