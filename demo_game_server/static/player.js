@@ -251,15 +251,25 @@ async function refreshSeats() {
   const box = $("seats");
   if (!answer || !answer.seats) { box.textContent = "This table has no seats: anyone may bet."; S.seats = null; return; }
   S.seats = answer.seats;
-  box.replaceChildren(...answer.seats.map((seat) => {
-    const mine = seat.player_id === PLAYER;
-    const b = el("button", `seat${mine ? " mine" : ""}`, `${seat.seat}: ${seat.nickname || "free"}${seat.status && seat.status !== "free" ? ` (${seat.status})` : ""}`);
-    b.dataset.seat = String(seat.seat);
-    b.setAttribute("data-testid", `seat-${seat.seat}`);
+  // The buttons are updated in place, not replaced: a refresh (another player's seat, a poll) landing between the
+  // press and the release of a click would otherwise swallow the click.
+  let buttons = [...box.querySelectorAll("button.seat")];
+  if (buttons.map((b) => b.dataset.seat).join() !== answer.seats.map((seat) => String(seat.seat)).join()) {
+    buttons = answer.seats.map((seat) => {
+      const b = el("button", "seat", "");
+      b.dataset.seat = String(seat.seat);
+      b.setAttribute("data-testid", `seat-${seat.seat}`);
+      b.addEventListener("click", () => seatAction(S.seats.some((s) => s.player_id === PLAYER) ? "change" : "take", seat.seat));
+      return b;
+    });
+    box.replaceChildren(...buttons);
+  }
+  answer.seats.forEach((seat, k) => {
+    const b = buttons[k];
+    b.className = `seat${seat.player_id === PLAYER ? " mine" : ""}`;
+    b.textContent = `${seat.seat}: ${seat.nickname || "free"}${seat.status && seat.status !== "free" ? ` (${seat.status})` : ""}`;
     b.disabled = seat.status !== "free";
-    b.addEventListener("click", () => seatAction(S.seats.some((s) => s.player_id === PLAYER) ? "change" : "take", seat.seat));
-    return b;
-  }));
+  });
 }
 
 async function seatAction(action, seat) {

@@ -74,8 +74,8 @@ def read_scenes(reader: IndexReader, scenes: list[tuple[np.ndarray, list[Card]]]
 
 
 # The floors below are regression floors for what the shipped reader does today (about two thirds of what it
-# measured when it was trained); the issue's targets, which it misses, are measured in bench/camera_bench.py and
-# written in docs/camera.md (issue 11 stays open until they are met).
+# measured with the reader's rules of 2026-12-04); the issue's targets, which it misses, are measured in
+# bench/camera_bench.py and written in docs/camera.md (issue 11 stays open until they are met).
 
 
 def test_cards_on_felt_seen_from_above_are_read_at_any_turn(
@@ -84,7 +84,7 @@ def test_cards_on_felt_seen_from_above_are_read_at_any_turn(
     scenes = [studio_scene(cards, (1280, 720), seed, 0) for seed in range(3)]
     total, right, found, wrong = read_scenes(reader, scenes)
     assert wrong == 0
-    assert found >= 8 and right >= 7, f"{right} sure, {found} in all of {total}"
+    assert found >= 11 and right >= 10, f"{right} sure, {found} in all of {total}"
 
 
 @pytest.mark.parametrize("cloth", [(235, 235, 235), (150, 200, 225)], ids=["white", "pale-wood"])
@@ -93,8 +93,9 @@ def test_indices_are_found_on_pale_tables(
 ) -> None:
     """No card outline is needed: on a table as light as the cards, the indices are still found and read."""
     scenes = [studio_scene(cards, (1280, 720), 40 + seed, 20, cloth=cloth) for seed in range(2)]
-    total, right, found, _ = read_scenes(reader, scenes)
-    assert found >= 5 and right >= 3, f"{right} sure, {found} in all of {total} on {cloth}"
+    total, right, found, wrong = read_scenes(reader, scenes)
+    assert wrong == 0
+    assert found >= 6 and right >= 5, f"{right} sure, {found} in all of {total} on {cloth}"
 
 
 def test_overlapping_cards_are_read_by_their_one_visible_index(
@@ -104,7 +105,7 @@ def test_overlapping_cards_are_read_by_their_one_visible_index(
     scenes = [studio_scene(cards, (1280, 720), 70 + seed, 10, spacing=0.05, turn=(-8.0, 8.0)) for seed in range(3)]
     total, right, found, wrong = read_scenes(reader, scenes)
     assert wrong == 0
-    assert found >= 3 and right >= 3, f"{right} sure, {found} in all of {total} overlapping cards"
+    assert found >= 9 and right >= 8, f"{right} sure, {found} in all of {total} overlapping cards"
 
 
 def test_ranks_2_to_8_are_read_without_enrollment_in_held_out_real_scenes(reader: IndexReader) -> None:
