@@ -7,9 +7,10 @@
 3. Each square is cut out of the full-resolution frame at 32 x 32 and the network (`data/index_net.onnx`, run by
    `cv2.dnn`; trained by `training/train.py`) gives the probability of each of the 52 cards and of "not an index".
    It has seen indices turned every way, so a 6 and a 9 are told apart by where the suit is.
-4. Squares still framing one index vote (`_vote`): their card probabilities (after the temperature fitted on the
-   validation crops) are averaged, and the index's confidence is the lead of the best card over the runner-up,
-   times how sure the most card-like square is that it frames an index at all: readings that disagree are unsure.
+4. Squares framing one index vote (`_vote`; with a gate each index has one square left, without one all vote): their
+   card probabilities (after the temperature fitted on the validation crops) are averaged, and the index's
+   confidence is the lead of the best card over the runner-up, times how sure the most card-like square is that it
+   frames an index at all: readings that disagree are unsure.
 5. Each index is read again half a turn round, in its square and in one 1.1 times larger (`_confirm`), and its three
    readings are averaged: its confidence is the lead of its card in the mean, so a view that reads another card
    takes its share away and views that agree make it surer.
@@ -234,8 +235,8 @@ def _likeliest_per_index(squares: list[Proposal], likely: npt.NDArray[np.float32
     """Of the squares that passed the gate, the one the gate finds likeliest among those framing the same index
     (centres within `SAME_INDEX` sides of it). An index is proposed several times (glyph pairs at two scales, its
     card's outline): reading only the likeliest square read more indices surely than averaging the readings of all
-    of them (on the validation photos and scenes, and held out: docs/camera.md, "Approaches compared"), and the
-    network reads half as many squares."""
+    of them (on the validation photos and scenes, and held out: docs/camera.md, "The reader's rules around the
+    network"), and the network reads half as many squares. No two squares kept are near each other."""
     keep = np.zeros(len(squares), dtype=bool)
     free = passed.copy()
     near = _near_pairs(squares, SAME_INDEX)
@@ -258,7 +259,7 @@ def _near_pairs(squares: list[Proposal], sides: float) -> npt.NDArray[np.bool_]:
 
 
 def _cards(indices: list[_Index], rescale: Callable[[float], float], both_corners: bool = False) -> list[CardRead]:
-    """Indices grouped into cards: the same code, close enough to be the two corners of one card. An index's
+    """Indices grouped into cards: the same code, placed as the two corners of a card (`_opposite_corners`). An index's
     confidence is its lead (before `rescale`); a card's is its best index's or, with `both_corners`, when both its
     corners read the same card, 1 - (1 - lead1)(1 - lead2): two corners that agree are surer than either (the
     threshold of such a network is calibrated on these card confidences)."""
