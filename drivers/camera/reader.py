@@ -2,8 +2,9 @@
 
 1. `squares.squares` gives squares where an index may be: glyph pairs from the frame's ink (`indices.propose`: no card
    outline needed, for touching cards and pale tables) and the index corners of every whole card outline found.
-2. A tiny gate network drops the squares that are clearly not indices and, of the squares framing one index, keeps
-   the one it finds likeliest (`_likeliest_per_index`).
+2. A tiny gate network drops the squares that are clearly not indices (its cut, the `.json`'s `gate_threshold`, set
+   end to end by `training/calibrate.py`) and, of the squares framing one index, keeps the one it finds likeliest
+   (`_likeliest_per_index`).
 3. Each square is cut out of the full-resolution frame at 32 x 32 and the network (`data/index_net.onnx`, run by
    `cv2.dnn`; trained by `training/train.py`) gives the probability of each of the 52 cards and of "not an index".
    It has seen indices turned every way, so a 6 and a 9 are told apart by where the suit is.

@@ -8,7 +8,9 @@ real roboflow webcam scenes of the held-out split (`split.csv`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -190,6 +192,43 @@ def test_the_shipped_threshold_rests_on_the_validation_scenes_and_their_errors()
     assert calibration["reads"] > 5 * calibration["reads_in_photos"]  # the scenes, not the photos, hold most reads
     assert calibration["wrong_or_invented"] > 0 and calibration["threshold"] > calibrate.FLOOR
     assert meta["threshold"] == calibration["threshold"]
+
+
+def _calibrations(figures: dict[float, tuple[float, int]], tried: list[float]) -> Callable[[float], dict[str, Any]]:
+    """A stand-in for a calibration pass at a gate cut: its threshold and sure right reads from `figures`."""
+
+    def at(cut: float) -> dict[str, Any]:
+        tried.append(cut)
+        threshold, sure = figures[round(cut, 4)]
+        return {"threshold": threshold, "right_at_threshold": sure}
+
+    return at
+
+
+def test_the_gate_cut_is_raised_while_the_calibration_stays_as_good() -> None:
+    """`calibrate` doubles the gate's trained cut as long as the threshold stays no higher and the sure right reads
+    no fewer; the first cut that costs a sure read, or raises the threshold, stops it; never a cut of 1 or more."""
+    tried: list[float] = []
+    # as good at 0.1 and 0.2 (a lower threshold is better still), one sure read fewer at 0.4
+    figures = {0.05: (0.84, 511), 0.1: (0.84, 511), 0.2: (0.83, 512), 0.4: (0.83, 511)}
+    cut, best = calibrate.raised_gate(0.05, _calibrations(figures, tried))
+    assert (cut, best["threshold"], best["right_at_threshold"]) == (0.2, 0.83, 512)
+    assert tried == [0.05, 0.1, 0.2, 0.4]
+    # a higher threshold stops it at once, even with more sure reads
+    cut, _ = calibrate.raised_gate(0.05, _calibrations({0.05: (0.84, 511), 0.1: (0.85, 520)}, []))
+    assert cut == 0.05
+    # never as far as 1: 0.3 -> 0.6, and 1.2 is not tried
+    tried = []
+    cut, _ = calibrate.raised_gate(0.3, _calibrations({0.3: (0.84, 5), 0.6: (0.84, 5)}, tried))
+    assert cut == 0.6 and tried == [0.3, 0.6]
+
+
+def test_the_shipped_gate_cut_is_the_calibrated_one() -> None:
+    """The shipped `.json` keeps the cut training chose and the one `calibrate` raised it to (a doubling of it)."""
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    trained, cut = meta["gate_trained_threshold"], meta["gate_threshold"]
+    steps = np.log2(cut / trained)
+    assert 0 <= steps <= calibrate.GATE_STEPS and abs(steps - round(steps)) < 1e-6 and cut < 1.0
 
 
 def test_two_corners_that_agree_combine_only_for_a_network_calibrated_so() -> None:

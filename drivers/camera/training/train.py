@@ -293,8 +293,10 @@ def main() -> None:
     passed = float((gate_probabilities[yv == NONE] >= gate_cut).mean())
     log(f"gate: cut {gate_cut}, lets through 99.5% of validation indices and {passed:.1%} of non-indices")
     export(gate, gate_path, SIZE // 2)
+    # `calibrate` raises the cut end to end from here ("gate_threshold"), keeping this one to start from
     gate_meta = {"gate": gate_path.name, "gate_size": SIZE // 2, "gate_threshold": gate_cut,
-                 "gate_non_index_passed": round(passed, 4), "gate_epochs": args.gate_epochs}  # fmt: skip
+                 "gate_trained_threshold": gate_cut, "gate_non_index_passed": round(passed, 4),
+                 "gate_epochs": args.gate_epochs}  # fmt: skip
     meta_path = args.out.with_suffix(".json")
     if args.gate_only:
         meta_path.write_text(json.dumps(json.loads(meta_path.read_text()) | gate_meta, indent=2) + "\n")
