@@ -26,7 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from drivers.camera.image_io import load_image
+from drivers.camera.image_io import Image, load_image
 from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader
 from drivers.camera.recognize import CardRead
 from drivers.camera.training.compose import roboflow_pieces, scene
@@ -39,19 +39,38 @@ MARGIN = 0.02
 # suit confusions of small indices (2S read 2C, AC read AS) that the threshold must stay above (docs/camera.md).
 SCENES, SEED = 150, 12
 Labelled = tuple[Any, ...]  # (code, centre x, centre y, ...) of a labelled index
+Frame = tuple[Image, list[tuple[str, float, float]]]  # a frame and its labelled index centres
 FLOOR = 0.3  # never below: a lead of less than this is no lead, whatever the validation photos say
 GATE_STEPS = 4  # the gate's cut tried at 2, 4, 8 and 16 times the trained one (below 1)
 
 
-def leads(reader: IndexReader, paths: list[Path]) -> list[tuple[float, str]]:
-    """(lead, "right" | "wrong" | "invented") of every read of the photos."""
-    judged: list[tuple[float, str]] = []
+def photo_frames(paths: list[Path]) -> list[Frame]:
+    """The photos as the reader is judged on them, with their labelled index centres."""
+    frames = []
     for path in paths:
         size = (1280, 720) if path.name.startswith("WIN_") else (640, 640)
-        frame = cv2.resize(load_image(path), size, interpolation=cv2.INTER_CUBIC)
-        truth = [(CODES[label], square.x, square.y) for label, square in labels(path, *size)]
-        judged += judge(reader, frame, truth)
-    return judged
+        frame = np.asarray(cv2.resize(load_image(path), size, interpolation=cv2.INTER_CUBIC), dtype=np.uint8)
+        frames.append((frame, [(CODES[label], square.x, square.y) for label, square in labels(path, *size)]))
+    return frames
+
+
+def scene_frames(paths: list[Path], scenes: int, seed: int) -> list[Frame]:
+    """`scenes` studio scenes composed from the photos (`compose.py`; 1280 x 720), with their labelled index
+    centres: many more reads than the photos give, at the index sizes and angles of a studio, so that the threshold
+    rests on more than a few errors. Composed once (about 0.17 s and 2.8 MB a scene) and judged at every gate cut
+    tried."""
+    pieces = roboflow_pieces(paths)
+    rng = np.random.default_rng(seed)
+    frames = []
+    for _ in range(scenes):
+        frame, truths = scene(pieces, rng)
+        frames.append((frame, [(CODES[label], square.x, square.y) for label, square in truths]))
+    return frames
+
+
+def leads(reader: IndexReader, frames: list[Frame]) -> list[tuple[float, str]]:
+    """(lead, "right" | "wrong" | "invented") of every read of the frames."""
+    return [judged for frame, truth in frames for judged in judge(reader, frame, truth)]
 
 
 def lies_on(read: CardRead, truth: Sequence[Labelled]) -> list[Labelled]:
@@ -76,19 +95,10 @@ def judge(reader: IndexReader, frame: object, truth: list[tuple[str, float, floa
     return judged
 
 
-def scene_leads(reader: IndexReader, paths: list[Path], scenes: int, seed: int) -> list[tuple[float, str]]:
-    """The same on `scenes` studio scenes composed from the validation photos (`compose.py`; 1280 x 720): many
-    more reads, at the index sizes and angles of a studio, so that the threshold rests on more than a few errors.
-    Only reads on a labelled index count there (right or wrong): an index half covered by a later piece is not
-    labelled, and reading it is no invention."""
-    pieces = roboflow_pieces(paths)
-    rng = np.random.default_rng(seed)
-    judged = []
-    for _ in range(scenes):
-        frame, truths = scene(pieces, rng)
-        read = judge(reader, frame, [(CODES[label], square.x, square.y) for label, square in truths])
-        judged += [(lead, kind) for lead, kind in read if kind != "invented"]
-    return judged
+def scene_leads(reader: IndexReader, frames: list[Frame]) -> list[tuple[float, str]]:
+    """The same on the composed scenes, where only reads on a labelled index count (right or wrong): an index half
+    covered by a later piece is not labelled, and reading it is no invention."""
+    return [(lead, kind) for lead, kind in leads(reader, frames) if kind != "invented"]
 
 
 def summarise(judged: list[tuple[float, str]], photos: int, reads_in_photos: int, scenes: int) -> dict[str, Any]:
@@ -135,13 +145,13 @@ def main() -> None:
     reader = IndexReader(args.model)
     reader.threshold = 1.0  # confidences then come out as SURE x lead
     validation = read(check=True)["validation"]
-    roboflow = [path for path in validation if "roboflow" in str(path)]
+    photos = photo_frames(validation)
+    scenes = scene_frames([path for path in validation if "roboflow" in str(path)], args.scenes, SEED)
 
     def calibrated_at(gate: float) -> dict[str, Any]:
         reader.gate_threshold = gate
-        photos = leads(reader, validation)
-        judged = photos + scene_leads(reader, roboflow, args.scenes, SEED)
-        return summarise(judged, len(validation), len(photos), args.scenes)
+        in_photos = leads(reader, photos)
+        return summarise(in_photos + scene_leads(reader, scenes), len(validation), len(in_photos), args.scenes)
 
     if "gate" in meta:
         # the cut training chose (a network from before 2026-12-04 has only "gate_threshold", that cut)
