@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
-from drivers.camera.errors import ImageError
+from drivers.camera.errors import ImageError, TemplatesError
 from drivers.camera.image_io import load_image
 from drivers.camera.indices import Proposal, crop_matrices, crop_matrix
 from drivers.camera.reader import (
@@ -29,6 +30,7 @@ from drivers.camera.reader import (
     _likeliest_per_index,
     _near,
     _near_pairs,
+    gate_input,
 )
 from drivers.camera.recognize import CardRead
 from drivers.camera.templates import Templates
@@ -288,6 +290,26 @@ def test_the_crops_of_many_squares_at_once_are_those_of_each_square() -> None:
         for square, matrix in zip(squares, together, strict=True):
             larger = Proposal(square.x, square.y, square.side * scale, square.angle)
             assert np.allclose(matrix, crop_matrix(larger, 32, angle), atol=1e-9)
+
+
+@pytest.mark.parametrize("size", [32, 48])
+def test_the_gate_reads_each_crop_as_the_mean_of_its_blocks(size: int) -> None:
+    crops = np.random.default_rng(3).integers(0, 256, (7, size, size, 3), dtype=np.uint8)
+    k = size // 16
+    expected = crops.reshape(7, 16, k, 16, k, 3).astype(np.float64).mean(axis=(2, 4))
+    small = gate_input(crops, 16)
+    assert small.shape == (7, 16, 16, 3) and small.dtype == np.float32
+    assert np.allclose(small, expected, atol=1e-4)
+    assert np.array_equal(gate_input(np.full((2, size, size, 3), 255, np.uint8), 16), np.full((2, 16, 16, 3), 255.0))
+
+
+def test_a_reader_whose_gate_does_not_divide_its_crops_is_refused(tmp_path: Path) -> None:
+    for name in ("index_net.onnx", "index_gate.onnx"):
+        (tmp_path / name).write_bytes((DEFAULT_MODEL.parent / name).read_bytes())
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text()) | {"gate_size": 12}
+    (tmp_path / "index_net.json").write_text(json.dumps(meta))
+    with pytest.raises(TemplatesError, match="does not divide"):
+        IndexReader(tmp_path / "index_net.onnx")
 
 
 def test_the_squares_that_vote_together_are_those_near_each_other() -> None:

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.indices import Proposal
-from drivers.camera.training.dataset import CODES, label_image, labels, load
+from drivers.camera.training.dataset import CODES, SIZE, label_image, labels, load
 
 U8 = npt.NDArray[np.uint8]
 CARD_INDEX = ((0.11, 0.16), (0.89, 0.84))  # webcam-9-to-ace: index centres as fractions of the card box
@@ -146,8 +146,8 @@ def scene(pieces: list[Piece], rng: np.random.Generator,
     return _degrade(frame, rng), truths
 
 
-def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int,
-                 negatives: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:  # fmt: skip
+def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int, negatives: int,
+                 crop_size: int = SIZE) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:  # fmt: skip
     """Crops and classes from `scenes` composed scenes (a quarter of them 1920 x 1080), labelled as the photos are
     (`dataset.label_image`): `views` views of each index the proposals frame, `negatives` far proposals."""
     rng = np.random.default_rng(seed)
@@ -156,7 +156,7 @@ def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int,
     for _ in range(scenes):
         size = (1920, 1080) if rng.random() < 0.25 else (1280, 720)
         frame, truths = scene(pieces, rng, size)
-        label_image(frame, truths, views, negatives, rng, crops, classes)
+        label_image(frame, truths, views, negatives, rng, crops, classes, crop_size)
     return np.stack(crops), np.array(classes, dtype=np.int64)
 
 

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from drivers.camera.indices import Proposal, crop_matrix
 from drivers.camera.squares import squares
 
-SIZE = 32
+SIZE = 32  # the reader's input, pixels a side (`train.py --size`; `index_net.json` says which the network takes)
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 CODES = tuple(rank + suit for rank in RANKS for suit in "CDHS")
 NONE = len(CODES)  # class index of "not an index"
@@ -82,38 +82,40 @@ def load(path: Path) -> npt.NDArray[np.uint8]:
 
 def degrade(crop: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.NDArray[np.uint8]:
     """Studio-like degradations of a crop: resolution, blur, light, colour cast, glare, noise."""
+    size = crop.shape[0]
     image: npt.NDArray[Any] = crop.astype(np.float32)
-    if rng.random() < 0.6:  # seen at lower resolution (an index 14..32 px across)
-        low = int(rng.integers(14, SIZE))
-        image = cv2.resize(cv2.resize(image, (low, low), interpolation=cv2.INTER_AREA), (SIZE, SIZE),
+    if rng.random() < 0.6:  # seen at lower resolution (a crop 14 pixels across or more)
+        low = int(rng.integers(14, size))
+        image = cv2.resize(cv2.resize(image, (low, low), interpolation=cv2.INTER_AREA), (size, size),
                            interpolation=cv2.INTER_LINEAR)  # fmt: skip
     if rng.random() < 0.4:
         image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.3, 1.2)))
     gain = rng.uniform(0.55, 1.25) * rng.uniform(0.9, 1.1, size=3)
     image = image * gain + rng.uniform(-25, 25)
     if rng.random() < 0.25:  # glare: a bright soft spot
-        yy, xx = np.mgrid[0:SIZE, 0:SIZE].astype(np.float32)
-        cx, cy = (float(value) for value in rng.uniform(0, SIZE, 2))
-        radius = float(rng.uniform(6, 24))
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+        cx, cy = (float(value) for value in rng.uniform(0, size, 2))
+        radius = float(rng.uniform(6, 24)) * size / 32
         spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius**2)) * rng.uniform(40, 170)
         image = image + spot[..., None]
     image = image + rng.normal(0, rng.uniform(0, 8), image.shape)
     return np.clip(image, 0, 255).astype(np.uint8)
 
 
-def view(image: npt.NDArray[np.uint8], square: Proposal, rng: np.random.Generator | None) -> npt.NDArray[np.uint8]:
-    """The crop of a square, as the reader sees it; with `rng`, turned a little or half a turn (a proposal's angle
-    is the index's vertical, either way up), foreshortened, shifted and degraded."""
+def view(image: npt.NDArray[np.uint8], square: Proposal, rng: np.random.Generator | None,
+         size: int = SIZE) -> npt.NDArray[np.uint8]:  # fmt: skip
+    """The `size` x `size` crop of a square, as the reader sees it; with `rng`, turned a little or half a turn (a
+    proposal's angle is the index's vertical, either way up), foreshortened, shifted and degraded."""
     if rng is None:
-        matrix = crop_matrix(square, SIZE)
+        matrix = crop_matrix(square, size)
     else:
         side = square.side * float(rng.uniform(0.88, 1.15))
         tilt = float(rng.uniform(0.64, 1.0))  # cos(50 degrees): foreshortening of a camera 50 degrees off vertical
         stretch = (tilt, 1.0) if rng.random() < 0.5 else (1.0, tilt)
         turn = float(rng.uniform(-12, 12)) + (180.0 if rng.random() < 0.5 else 0.0)
-        matrix = crop_matrix(Proposal(square.x, square.y, side, square.angle), SIZE, turn, stretch,
+        matrix = crop_matrix(Proposal(square.x, square.y, side, square.angle), size, turn, stretch,
                              (float(rng.uniform(-0.06, 0.06)), float(rng.uniform(-0.06, 0.06))))  # fmt: skip
-    crop = cv2.warpAffine(image, matrix, (SIZE, SIZE), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    crop = cv2.warpAffine(image, matrix, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     as_u8 = np.asarray(crop, dtype=np.uint8)
     return degrade(as_u8, rng) if rng is not None else as_u8
 
@@ -129,9 +131,9 @@ def far(square: Proposal, truths: list[tuple[int, Proposal]]) -> bool:
 
 
 def build(
-    paths: list[Path], seed: int, views: int, negatives: int
+    paths: list[Path], seed: int, views: int, negatives: int, size: int = SIZE
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
-    """Crops (N x 32 x 32 x 3, BGR) and class indices. `views`: augmented views per labelled index in a webcam
+    """Crops (N x size x size x 3, BGR) and class indices. `views`: augmented views per labelled index in a webcam
     frame (phone close-ups get half as many); `negatives`: proposals far from any index kept per photo."""
     rng = np.random.default_rng(seed)
     crops: list[npt.NDArray[np.uint8]] = []
@@ -141,12 +143,13 @@ def build(
         height, width = image.shape[:2]
         truths = labels(path, width, height)
         count = views if path.name.startswith("WIN_") else max(1, views // 2)
-        label_image(image, truths, count, negatives, rng, crops, classes)
+        label_image(image, truths, count, negatives, rng, crops, classes, size)
     return np.stack(crops), np.array(classes, dtype=np.int64)
 
 
 def label_image(image: npt.NDArray[np.uint8], truths: list[tuple[int, Proposal]], count: int, negatives: int,
-           rng: np.random.Generator, crops: list[npt.NDArray[np.uint8]], classes: list[int]) -> None:  # fmt: skip
+           rng: np.random.Generator, crops: list[npt.NDArray[np.uint8]], classes: list[int],
+           size: int = SIZE) -> None:  # fmt: skip
     """The proposals of one image labelled against its index squares: `count` views of each positive, up to
     `negatives` proposals far from any index and a quarter as many random squares."""
     height, width = image.shape[:2]
@@ -155,17 +158,17 @@ def label_image(image: npt.NDArray[np.uint8], truths: list[tuple[int, Proposal]]
         hit = next((label for label, truth in truths if matches(square, truth)), None)
         if hit is not None:
             for _ in range(count):
-                crops.append(view(image, square, rng))
+                crops.append(view(image, square, rng, size))
                 classes.append(hit)
         elif far(square, truths):
             far_ones.append(square)
     for index in rng.permutation(len(far_ones))[:negatives]:
-        crops.append(view(image, far_ones[int(index)], rng))
+        crops.append(view(image, far_ones[int(index)], rng, size))
         classes.append(NONE)
     for _ in range(negatives // 4):
         side = float(rng.uniform(20, 120))
         square = Proposal(float(rng.uniform(0, width)), float(rng.uniform(0, height)), side,
                           float(rng.uniform(0, 360)))  # fmt: skip
         if far(square, truths):
-            crops.append(view(image, square, rng))
+            crops.append(view(image, square, rng, size))
             classes.append(NONE)

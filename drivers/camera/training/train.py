@@ -22,21 +22,23 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.reader import gate_input
 from drivers.camera.training.compose import build_scenes, card_pieces, roboflow_pieces
 from drivers.camera.training.dataset import CLASSES, NONE, RANKS, SIZE, build
 from drivers.camera.training.split import WEBCAM, default_data, read
 
 SEED = 11
+GATE_SIZE = 16  # the gate reads every crop shrunk to this, whatever the reader's size
 BASELINE_CROPS = 12000
 DATA = Path(__file__).resolve().parents[1] / "data"
 ARRAY = npt.NDArray[Any]
 
 
-def network() -> Any:
-    """The reader: a small CNN with two heads, the rank (13 ranks or "not an index") and the suit, so that every
-    rank learns from the crops of its four suits and every suit from its thirteen ranks. Its output is the log
-    probability of each of the 52 cards (rank's plus suit's) and of "not an index", in `CLASSES` order: the file
-    `reader.py` runs needs no knowledge of the heads."""
+def network(size: int = SIZE) -> Any:
+    """The reader: a small CNN on `size` x `size` crops (a multiple of 8) with two heads, the rank (13 ranks or "not
+    an index") and the suit, so that every rank learns from the crops of its four suits and every suit from its
+    thirteen ranks. Its output is the log probability of each of the 52 cards (rank's plus suit's) and of "not an
+    index", in `CLASSES` order: the file `reader.py` runs needs no knowledge of the heads."""
     import torch  # noqa: PLC0415 - torch exists only in the training venv
     from torch import nn  # noqa: PLC0415
 
@@ -47,7 +49,7 @@ def network() -> Any:
         def __init__(self) -> None:
             super().__init__()
             self.trunk = nn.Sequential(*block(3, 16), *block(16, 32), *block(32, 64), nn.Flatten(),
-                                       nn.Linear(64 * 16, 128), nn.ReLU(), nn.Dropout(0.2))  # fmt: skip
+                                       nn.Linear(64 * (size // 8) ** 2, 128), nn.ReLU(), nn.Dropout(0.2))  # fmt: skip
             self.rank = nn.Linear(128, len(RANKS) + 1)
             self.suit = nn.Linear(128, 4)
 
@@ -88,13 +90,12 @@ def gate_network() -> Any:
 
 
 def shrink(crops: ARRAY) -> ARRAY:
-    """32 x 32 -> 16 x 16 by averaging 2 x 2 blocks (as `reader.py` does)."""
-    n = len(crops)
-    return np.asarray(crops.reshape(n, SIZE // 2, 2, SIZE // 2, 2, 3).astype(np.float32).mean(axis=(2, 4)))
+    """The reader's crops -> the gate's `GATE_SIZE` x `GATE_SIZE`, exactly as `reader.py` shrinks them."""
+    return np.concatenate([gate_input(crops[i : i + 4096], GATE_SIZE) for i in range(0, len(crops), 4096)])
 
 
 def as_input(crops: ARRAY) -> ARRAY:
-    """N x 32 x 32 x 3 uint8 BGR -> N x 3 x 32 x 32 float32 in [-0.5, 0.5] (what `reader.py` feeds cv2.dnn)."""
+    """N x size x size x 3 uint8 BGR -> N x 3 x size x size float32 in [-0.5, 0.5] (what `reader.py` feeds cv2.dnn)."""
     return (crops.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2).copy()
 
 
@@ -105,7 +106,7 @@ def train_cnn(x: ARRAY, y: ARRAY, epochs: int, log: Any, make: Any = None) -> An
 
     torch.manual_seed(SEED)
     torch.set_num_threads(1)
-    model = (make or network)()
+    model = make() if make else network(x.shape[1])
     inputs, targets = torch.from_numpy(as_input(x)), torch.from_numpy(y)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * ((len(x) + 127) // 128)
@@ -188,7 +189,8 @@ def hog_svm(x: ARRAY, y: ARRAY, xv: ARRAY, yv: ARRAY) -> dict[str, Any]:
     """The classical baseline on the same crops: HOG of the grey crop plus the mean redness, a linear SVM
     (cv2.ml) over the 52 cards, trained and judged on crops of indices only (on all crops, with "not an index" as a
     53rd class, the SVM answers "not an index" for nearly everything)."""
-    hog = cv2.HOGDescriptor((SIZE, SIZE), (16, 16), (8, 8), (8, 8), 9)
+    size = x.shape[1]
+    hog = cv2.HOGDescriptor((size, size), (16, 16), (8, 8), (8, 8), 9)
 
     def features(crops: ARRAY) -> ARRAY:
         rows = []
@@ -262,6 +264,7 @@ def main() -> None:
     parser.add_argument("--gate-only", action="store_true", help="train only the gate; keep the reader's files")
     parser.add_argument("--gate-epochs", type=int, default=6)
     parser.add_argument("--baseline-only", action="store_true", help="only the HOG + SVM comparison")
+    parser.add_argument("--size", type=int, default=SIZE, help="the reader's crops, pixels a side (16, 32, 48...)")
     parser.add_argument("--seed", type=int, default=SEED, help="the seed of everything random (default %(default)s)")
     args = parser.parse_args()
     SEED = args.seed
@@ -277,14 +280,17 @@ def main() -> None:
     sets = read(check=True)
     roboflow = [path for path in sets["train"] if "roboflow" in str(path)]
     validation = [path for path in sets["validation"] if "roboflow" in str(path)]
-    x, y = build(roboflow, SEED, args.views, args.negatives)
+    if args.size % GATE_SIZE:
+        parser.error(f"--size must be a multiple of {GATE_SIZE}")
+    x, y = build(roboflow, SEED, args.views, args.negatives, args.size)
     if args.scenes:
         cards = {path for path in sets["train"] if WEBCAM in str(path) and path.suffix.lower() == ".jpg"}
         pieces = roboflow_pieces(roboflow) + card_pieces(default_data() / WEBCAM, cards)
-        xs, ys = build_scenes(pieces, SEED + 2, args.scenes, args.scene_views, args.scene_negatives)
+        xs, ys = build_scenes(pieces, SEED + 2, args.scenes, args.scene_views, args.scene_negatives,
+                              args.size)  # fmt: skip
         log(f"scenes: {args.scenes} from {len(pieces)} pieces, {len(xs)} crops ({int((ys != NONE).sum())} of indices)")
         x, y = np.concatenate([x, xs]), np.concatenate([y, ys])
-    xv, yv = build(validation, SEED + 1, 4, args.negatives)
+    xv, yv = build(validation, SEED + 1, 4, args.negatives, args.size)
     log(f"crops: {len(x)} train ({int((y != NONE).sum())} of indices), {len(xv)} validation")
     gate_path = args.out.with_name(args.out.stem.replace("_net", "_gate") + ".onnx")
     gate = train_cnn(shrink(x), (y != NONE).astype(np.int64), args.gate_epochs, log, gate_network)
@@ -292,9 +298,9 @@ def main() -> None:
     gate_cut = gate_threshold(gate_probabilities, yv)
     passed = float((gate_probabilities[yv == NONE] >= gate_cut).mean())
     log(f"gate: cut {gate_cut}, lets through 99.5% of validation indices and {passed:.1%} of non-indices")
-    export(gate, gate_path, SIZE // 2)
+    export(gate, gate_path, GATE_SIZE)
     # `calibrate` raises the cut end to end from here ("gate_threshold"), keeping this one to start from
-    gate_meta = {"gate": gate_path.name, "gate_size": SIZE // 2, "gate_threshold": gate_cut,
+    gate_meta = {"gate": gate_path.name, "gate_size": GATE_SIZE, "gate_threshold": gate_cut,
                  "gate_trained_threshold": gate_cut, "gate_non_index_passed": round(passed, 4),
                  "gate_epochs": args.gate_epochs}  # fmt: skip
     meta_path = args.out.with_suffix(".json")
@@ -309,13 +315,13 @@ def main() -> None:
     limit = threshold(top, sure, yv)
     cnn = summary(top, sure, yv, limit)
     log(f"CNN on validation: {cnn}; temperature {temperature:.2f}, threshold {limit}")
-    export(model, args.out)
+    export(model, args.out, args.size)
     baseline = None if args.skip_baseline else hog_svm(x, y, xv, yv)
     if baseline:
         log(f"HOG + linear SVM on validation: {baseline}")
     meta = {
         "classes": list(CLASSES),
-        "size": SIZE,
+        "size": args.size,
         "temperature": round(temperature, 3),
         "threshold": limit,
         "both_corners": True,  # reader.py: two corners that read the same card combine (calibrate.py sets the cut)
