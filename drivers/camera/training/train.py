@@ -28,17 +28,19 @@ from drivers.camera.training.dataset import CLASSES, NONE, RANKS, SIZE, build
 from drivers.camera.training.split import WEBCAM, default_data, read
 
 SEED = 11
+WIDTH = 16  # the reader's first convolution's channels
 GATE_SIZE = 16  # the gate reads every crop shrunk to this, whatever the reader's size
 BASELINE_CROPS = 12000
 DATA = Path(__file__).resolve().parents[1] / "data"
 ARRAY = npt.NDArray[Any]
 
 
-def network(size: int = SIZE) -> Any:
-    """The reader: a small CNN on `size` x `size` crops (a multiple of 8) with two heads, the rank (13 ranks or "not
-    an index") and the suit, so that every rank learns from the crops of its four suits and every suit from its
-    thirteen ranks. Its output is the log probability of each of the 52 cards (rank's plus suit's) and of "not an
-    index", in `CLASSES` order: the file `reader.py` runs needs no knowledge of the heads."""
+def network(size: int = SIZE, width: int = WIDTH) -> Any:
+    """The reader: a small CNN on `size` x `size` crops (a multiple of 8), `width` channels in its first convolution
+    (twice and four times that in the next two), with two heads, the rank (13 ranks or "not an index") and the suit,
+    so that every rank learns from the crops of its four suits and every suit from its thirteen ranks. Its output is
+    the log probability of each of the 52 cards (rank's plus suit's) and of "not an index", in `CLASSES` order: the
+    file `reader.py` runs needs no knowledge of the heads."""
     import torch  # noqa: PLC0415 - torch exists only in the training venv
     from torch import nn  # noqa: PLC0415
 
@@ -48,8 +50,9 @@ def network(size: int = SIZE) -> Any:
     class Reader(nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:
             super().__init__()
-            self.trunk = nn.Sequential(*block(3, 16), *block(16, 32), *block(32, 64), nn.Flatten(),
-                                       nn.Linear(64 * (size // 8) ** 2, 128), nn.ReLU(), nn.Dropout(0.2))  # fmt: skip
+            self.trunk = nn.Sequential(*block(3, width), *block(width, 2 * width), *block(2 * width, 4 * width),
+                                       nn.Flatten(), nn.Linear(4 * width * (size // 8) ** 2, 128), nn.ReLU(),
+                                       nn.Dropout(0.2))  # fmt: skip
             self.rank = nn.Linear(128, len(RANKS) + 1)
             self.suit = nn.Linear(128, 4)
 
@@ -99,14 +102,14 @@ def as_input(crops: ARRAY) -> ARRAY:
     return (crops.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2).copy()
 
 
-def train_cnn(x: ARRAY, y: ARRAY, epochs: int, log: Any, make: Any = None) -> Any:
+def train_cnn(x: ARRAY, y: ARRAY, epochs: int, log: Any, make: Any = None, width: int = WIDTH) -> Any:
     """Train the network `make()` builds (default: `network`), built after seeding so that its first weights are
     the same in every run."""
     import torch  # noqa: PLC0415
 
     torch.manual_seed(SEED)
     torch.set_num_threads(1)
-    model = make() if make else network(x.shape[1])
+    model = make() if make else network(x.shape[1], width)
     inputs, targets = torch.from_numpy(as_input(x)), torch.from_numpy(y)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * ((len(x) + 127) // 128)
@@ -265,6 +268,7 @@ def main() -> None:
     parser.add_argument("--gate-epochs", type=int, default=6)
     parser.add_argument("--baseline-only", action="store_true", help="only the HOG + SVM comparison")
     parser.add_argument("--size", type=int, default=SIZE, help="the reader's crops, pixels a side (16, 32, 48...)")
+    parser.add_argument("--width", type=int, default=WIDTH, help="the reader's first convolution's channels")
     parser.add_argument("--seed", type=int, default=SEED, help="the seed of everything random (default %(default)s)")
     args = parser.parse_args()
     SEED = args.seed
@@ -308,7 +312,7 @@ def main() -> None:
         meta_path.write_text(json.dumps(json.loads(meta_path.read_text()) | gate_meta, indent=2) + "\n")
         log(f"wrote {gate_path} and updated {meta_path.name}")
         return
-    model = train_cnn(x, y, args.epochs, log)
+    model = train_cnn(x, y, args.epochs, log, width=args.width)
     logits = logits_of(model, xv)
     temperature = fit_temperature(logits, yv)
     top, sure = confidence(softmax(logits, temperature))
@@ -322,6 +326,7 @@ def main() -> None:
     meta = {
         "classes": list(CLASSES),
         "size": args.size,
+        "width": args.width,
         "temperature": round(temperature, 3),
         "threshold": limit,
         "both_corners": True,  # reader.py: two corners that read the same card combine (calibrate.py sets the cut)
