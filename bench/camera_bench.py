@@ -58,7 +58,7 @@ from drivers.camera.training import split  # noqa: E402
 from drivers.camera.training.calibrate import lies_on  # noqa: E402
 from tests.camera.photos import card_photos  # noqa: E402
 from tests.camera.render import CODES, Placed, degrade, felt, photo, place, table  # noqa: E402
-from tests.camera.scenes import card_images, roboflow_truth, studio_scene  # noqa: E402
+from tests.camera.scenes import card_images, owners, roboflow_truth, studio_scene  # noqa: E402
 
 REAL = card_photos()
 TARGET_MS, TARGET_SYNTHETIC, TARGET_REAL = 10.0, 0.995, 0.95
@@ -192,12 +192,11 @@ def reader_studio(reader: IndexReader, cards: list[tuple[str, np.ndarray]], size
         tilt = 50.0 * index / max(frames - 1, 1)
         frame, placed = studio_scene(cards, size, seed + index, tilt)
         reads = reader.read_frame(frame)
-        used: set[int] = set()
-        for card in placed:
-            inside = [k for k, read in enumerate(reads) if _in_polygon(read, card.polygon)]
-            used.update(inside)
-            tally[_outcome(card.code, [reads[k] for k in inside])] += 1
-        tally["invented"] += sum(1 for k, read in enumerate(reads) if k not in used and read.confidence >= SURE)
+        owned = owners(reads, placed)  # the uppermost card under each of a read's index squares, as the tests say
+        for number, card in enumerate(placed):
+            tally[_outcome(card.code, [read for read, mine in zip(reads, owned, strict=True) if number in mine])] += 1
+        tally["invented"] += sum(1 for read, mine in zip(reads, owned, strict=True)
+                                 if mine == {None} and read.confidence >= SURE)  # fmt: skip
     return _rates(tally) | {"frames": frames, "tilt_degrees": "0-50", "size": f"{size[0]}x{size[1]}"}
 
 

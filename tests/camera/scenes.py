@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.detect import whiteness
+from drivers.camera.recognize import CardRead
 from drivers.camera.training.dataset import label_names
 
 Image = npt.NDArray[np.uint8]
@@ -155,7 +156,11 @@ def studio_scene(cards: list[tuple[str, Image]], size: tuple[int, int], seed: in
     target = np.array([[width * (1 - keystone) / 2, 0], [width * (1 + keystone) / 2, 0], [width, height], [0, height]],
                       dtype=np.float32)  # fmt: skip
     camera = cv2.getPerspectiveTransform(source, target)
-    frame = cv2.warpPerspective(table, camera, (width, height), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
+    # Beyond the table's far corners, more cloth of its colour: a reflection of the table (as until 2026-12-05)
+    # showed mirrored cards there, which a camera never sees and the scoring could only call invented reads.
+    cloth_colour = tuple(float(c) for c in cv2.mean(table[:8])[:3])
+    frame = cv2.warpPerspective(table, camera, (width, height), flags=cv2.INTER_AREA,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=cloth_colour)  # fmt: skip
     image = frame.astype(np.float32)
     if seed % 2:
         yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
@@ -166,6 +171,21 @@ def studio_scene(cards: list[tuple[str, Image]], size: tuple[int, int], seed: in
     frame = np.clip(image, 0, 255).astype(np.uint8)
     cards_out = [Card(code, cv2.perspectiveTransform(poly[None], camera)[0]) for code, poly in placed]
     return frame, cards_out
+
+
+def owners(reads: list[CardRead], placed: list[Card]) -> list[set[int | None]]:
+    """For each read, the cards of `placed` it belongs to: for each of its index squares (or its box), the uppermost
+    card where the square's centre lies (`studio_scene` lays each card over the ones before it), None where no card
+    is. A read of a card's index printed over a card beneath is that upper card's, not a wrong read of the one
+    beneath; and not where the centre of its box lies: a card read by both corners, half covered by the next card,
+    has its box centre under that card."""
+    return [{max((k for k, card in enumerate(placed) if _holds_centre(card, square)), default=None)
+             for square in read.indices or (read.box,)} for read in reads]  # fmt: skip
+
+
+def _holds_centre(card: Card, box: tuple[int, int, int, int]) -> bool:
+    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
+    return cv2.pointPolygonTest(card.polygon, (float(x), float(y)), False) >= 0
 
 
 def roboflow_truth(image_path: Path, size: tuple[int, int] = (1280, 720)) -> list[tuple[str, float, float, float]]:

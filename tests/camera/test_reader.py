@@ -36,7 +36,7 @@ from drivers.camera.recognize import CardRead
 from drivers.camera.templates import Templates
 from drivers.camera.training import calibrate, split
 from tests.camera.conftest import REAL_DATA
-from tests.camera.scenes import Card, card_images, roboflow_truth, studio_scene
+from tests.camera.scenes import Card, card_images, owners, roboflow_truth, studio_scene
 
 
 @pytest.fixture(scope="module")
@@ -52,24 +52,15 @@ def cards() -> list[tuple[str, np.ndarray]]:
     return found
 
 
-def _holds_centre(card: Card, box: tuple[int, int, int, int]) -> bool:
-    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
-    return cv2.pointPolygonTest(card.polygon, (float(x), float(y)), False) >= 0
-
-
 def read_scenes(reader: IndexReader, scenes: list[tuple[np.ndarray, list[Card]]]) -> tuple[int, int, int, int]:
-    """(cards, read right surely, read right at any confidence, sure reads of another card) over the scenes. A read
-    belongs to the card that is uppermost where each of its index squares lies (`studio_scene` lays each card over
-    the ones before it): a read of a card's index printed over a card beneath is that upper card's, not a wrong read
-    of the one beneath. (Not where the centre of its box lies: a card read by both corners, half covered by the next
-    card, has its box centre under that card.)"""
+    """(cards, read right surely, read right at any confidence, sure reads of another card) over the scenes; a read
+    belongs to the uppermost card under each of its index squares (`scenes.owners`)."""
     cards = right = found = wrong = 0
     for frame, placed in scenes:
         reads = reader.read_frame(frame)
-        owners = [{max((k for k, card in enumerate(placed) if _holds_centre(card, square)), default=None)
-                   for square in read.indices or (read.box,)} for read in reads]  # fmt: skip
+        owned = owners(reads, placed)
         for number, card in enumerate(placed):
-            on = [read for read, mine in zip(reads, owners, strict=True) if number in mine]
+            on = [read for read, mine in zip(reads, owned, strict=True) if number in mine]
             cards += 1
             right += any(read.code == card.code and read.confidence >= SURE for read in on)
             found += any(read.code == card.code for read in on)

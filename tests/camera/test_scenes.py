@@ -1,4 +1,5 @@
-"""The benchmark's studio renders cut each real card along its outline (tests/camera/scenes.py: `card_outline`)."""
+"""The benchmark's studio renders (tests/camera/scenes.py): each real card cut along its outline (`card_outline`),
+cloth beyond the table's edges, and each read scored on the uppermost card under its index squares (`owners`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.camera.scenes import card_outline, rectified_card
+from drivers.camera.recognize import CardRead
+from tests.camera.scenes import Card, card_outline, owners, rectified_card, studio_scene
 
 
 def _photo(turn_degrees: float) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]:
@@ -52,3 +54,44 @@ def test_the_rectified_card_is_upright_with_its_index_top_left_and_no_table() ->
 def test_a_box_holding_no_card_gives_none() -> None:
     wood = np.full((300, 300, 3), (40, 80, 130), np.uint8)
     assert card_outline(wood, (50, 50, 176, 226)) is None
+
+
+def _read(*squares: tuple[int, int, int, int]) -> CardRead:
+    x0, y0 = min(s[0] for s in squares), min(s[1] for s in squares)
+    x1, y1 = max(s[0] + s[2] for s in squares), max(s[1] + s[3] for s in squares)
+    box = (x0, y0, x1 - x0, y1 - y0)
+    return CardRead("Q", "H", 0.9, 0.9, 0.9, box, np.zeros((4, 2), np.float32), indices=squares)
+
+
+def test_a_read_belongs_to_the_uppermost_card_under_each_of_its_index_squares() -> None:
+    """`studio_scene` lays each card over the ones before it: a read of an index printed on the upper of two
+    overlapping cards is that card's only (scored as a wrong read of the card beneath until 2026-12-05); a card read
+    by both corners belongs to it even when its box's centre lies on another card; a read on no card belongs to none."""
+    square = np.array([[0, 0], [100, 0], [100, 140], [0, 140]], dtype=np.float32)
+    lower, upper, apart = (Card(code, square + np.array([shift, 0], np.float32))
+                           for code, shift in (("KS", 0), ("QH", 60), ("2C", 400)))  # fmt: skip
+    placed = [lower, upper, apart]
+    on_both = _read((70, 10, 20, 20))  # where the two first cards overlap: the upper one shows
+    on_lower_only = _read((10, 10, 20, 20))
+    two_corners = _read((410, 10, 20, 20), (470, 110, 20, 20))  # box centre (450, 70): still the card at 400
+    nowhere = _read((300, 300, 20, 20))
+    assert owners([on_both, on_lower_only, two_corners, nowhere], placed) == [{1}, {0}, {2}, {None}]
+
+
+@pytest.mark.parametrize("tilt", [40.0, 50.0])
+def test_the_table_seen_at_a_slant_shows_cloth_beyond_its_far_corners(tilt: float) -> None:
+    """The far edge of a table seen at a slant is narrower than the frame: beyond it the render shows more cloth,
+    not a reflection of the table (which showed mirrored cards there until 2026-12-05: thousands of card pixels in
+    every such frame of white cards)."""
+    white_card = np.full((176, 126, 3), 245, np.uint8)
+    cards = [(code, white_card) for code in ("AS", "KD", "QH", "2C", "3D", "4S")]
+    width, height = 1280, 720
+    narrower = width * 0.35 * math.sin(math.radians(tilt)) / 2  # the far edge's inset on each side
+    rows, columns = np.mgrid[0:height, 0:width]
+    inset = narrower * (1 - rows / height) - 3
+    beyond = (columns < inset) | (columns > width - 1 - inset)
+    for seed in range(2):
+        frame, _ = studio_scene(cards, (width, height), seed, tilt, cloth=(30, 90, 40))
+        card_pixels = frame.min(axis=2) > 180
+        assert card_pixels.sum() > 10_000  # the six cards are on the table
+        assert not (card_pixels & beyond).any()
