@@ -187,6 +187,20 @@ def test_the_shipped_threshold_rests_on_the_validation_scenes_and_their_errors()
     assert meta["threshold"] == calibration["threshold"]
 
 
+def test_the_halves_risk_says_how_well_the_errors_pin_the_threshold_down() -> None:
+    """`calibrate.halves_risk`: the share of random halves of the calibration's reads whose threshold lets a wrong
+    read of the other half through. Errors at one lead pin it down; one error far above the rest does not."""
+    right = [(0.95, "right")] * 200
+    assert calibrate.halves_risk(right) == 0.0
+    clustered = right + [(0.6, "wrong")] * 40
+    assert calibrate.halves_risk(clustered) == 0.0  # any half holding one of them sets 0.62, above all of them
+    lone_high = right + [(0.3 + 0.01 * k, "wrong") for k in range(20)] + [(0.9, "invented")]
+    assert 0.4 < calibrate.halves_risk(lone_high) < 0.6  # the half without the 0.9 read lets it through
+    assert calibrate.halves_risk(lone_high) == calibrate.halves_risk(lone_high)  # seeded
+    shipped = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())["calibration"]
+    assert 0.0 <= shipped["halves_risk"] <= 1.0
+
+
 def _calibrations(figures: dict[float, tuple[float, int]], tried: list[float]) -> Callable[[float], dict[str, Any]]:
     """A stand-in for a calibration pass at a gate cut: its threshold and sure right reads from `figures`."""
 
