@@ -125,10 +125,7 @@ class IndexReader:
             return []
         crops = self._crops(image, [square for square, _ in squares])
         if self._gate is not None:
-            likely = _softmax(_forward(self._gate, gate_input(crops, self._gate_size)), 1.0)[:, 1]
-            passed = _likeliest_per_index([square for square, _ in squares], likely, likely >= self.gate_threshold)
-            if passed.sum() > MAX_READ:  # bounded work per frame: the squares the gate finds most index-like
-                passed &= likely >= np.sort(likely[passed])[-MAX_READ]
+            passed = self._gated(crops, [square for square, _ in squares])
             crops = crops[passed]
             squares = [square for square, keep in zip(squares, passed.tolist(), strict=True) if keep]
             if not squares:
@@ -137,6 +134,25 @@ class IndexReader:
         # Every index voted is read again, even one whose vote is weak: views that agree may make it sure.
         voted = _vote(probabilities, self._none, self.classes, squares)
         return [index for index in self._confirm(image, voted) if self._rescale(index.confidence) >= MIN_REPORTED]
+
+    def _gated(self, crops: npt.NDArray[np.uint8], squares: list[Proposal]) -> npt.NDArray[np.bool_]:
+        """Which squares the network reads: those the gate passes, the likeliest of each index, `MAX_READ` at most."""
+        if self._gate is None:
+            return np.ones(len(squares), dtype=bool)
+        likely = _softmax(_forward(self._gate, gate_input(crops, self._gate_size)), 1.0)[:, 1]
+        passed = _likeliest_per_index(squares, likely, likely >= self.gate_threshold)
+        if passed.sum() > MAX_READ:  # bounded work per frame: the squares the gate finds most index-like
+            passed &= likely >= np.sort(likely[passed])[-MAX_READ]
+        return passed
+
+    def squares_read(self, frame: object, zones: Sequence[Zone] = ()) -> list[tuple[Proposal, bool]]:
+        """Every square found in the frame and whether the network reads it (the gate passes it): for measuring
+        where a card is lost (`bench/reader_losses.py`), not for reading."""
+        image = check_frame(frame)
+        found = [square for square, _ in squares(image, zones)]
+        if not found:
+            return []
+        return list(zip(found, self._gated(self._crops(image, found), found).tolist(), strict=True))
 
     def _confirm(self, image: Image, found: list[_Index]) -> list[_Index]:
         """Each index read again in the `CHECKS` views of its square (half a turn, twice), and its readings averaged
