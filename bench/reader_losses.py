@@ -38,15 +38,14 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.camera.scenes, the renders the benchmark and the tests use
 
-from bench.camera_bench import HELD_OUT_TOP_DOWN, REAL, TRAIN_TOP_DOWN, _outcome  # noqa: E402
+from bench.camera_bench import HELD_OUT_TOP_DOWN, REAL, STUDIO_SEEDS, TRAIN_TOP_DOWN, _outcome  # noqa: E402
 from drivers.camera.indices import Proposal  # noqa: E402
 from drivers.camera.reader import DEFAULT_MODEL, IndexReader  # noqa: E402
 from drivers.camera.training.dataset import matches  # noqa: E402
-from tests.camera.scenes import Card, card_images, owners, studio_scene  # noqa: E402
+from tests.camera.scenes import Card, card_images, owners, studio_scene, uppermost_at  # noqa: E402
 
 INDEX_CENTRE = (0.090, 0.146)  # fractions of the card's width and height from the corner the index is printed in
 INDEX_SIDE = 0.251  # the index square's side, as a fraction of the card's height
-SEEDS = {1280: 5000, 1920: 7000}  # as camera_bench.shipped
 OUTCOMES = ("right", "confident_wrong", "unsure_right", "unsure_wrong")
 LOSSES = ("covered", "not_framed", "gate", "read_dropped")
 
@@ -64,16 +63,10 @@ def printed_indices(card: Card) -> list[Proposal]:
     return squares
 
 
-def uppermost(placed: list[Card], number: int, square: Proposal) -> bool:
-    """Whether card `number` is the uppermost at the square's centre (`studio_scene` lays each card over the ones
-    before it)."""
-    point = (square.x, square.y)
-    return not any(cv2.pointPolygonTest(card.polygon, point, False) >= 0 for card in placed[number + 1 :])
-
-
 def loss(placed: list[Card], number: int, read: list[tuple[Proposal, bool]]) -> str:
     """Why card `number`, on which no read lies, was lost (`LOSSES`)."""
-    visible = [square for square in printed_indices(placed[number]) if uppermost(placed, number, square)]
+    squares = printed_indices(placed[number])
+    visible = [square for square in squares if uppermost_at(placed, (square.x, square.y)) == number]
     if not visible:
         return "covered"
     framing = [passed for square, passed in read if any(matches(square, index) for index in visible)]
@@ -88,7 +81,7 @@ def losses(reader: IndexReader, cards: list[tuple[str, npt.NDArray[np.uint8]]], 
     tally: Counter[str] = Counter()
     for index in range(frames):
         tilt = 50.0 * index / max(frames - 1, 1)
-        frame, placed = studio_scene(cards, size, SEEDS[size[0]] + index, tilt)
+        frame, placed = studio_scene(cards, size, STUDIO_SEEDS[size] + index, tilt)
         reads = reader.read_frame(frame)
         owned = owners(reads, placed)
         squares = reader.squares_read(frame)

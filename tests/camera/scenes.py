@@ -179,13 +179,15 @@ def owners(reads: list[CardRead], placed: list[Card]) -> list[set[int | None]]:
     is. A read of a card's index printed over a card beneath is that upper card's, not a wrong read of the one
     beneath; and not where the centre of its box lies: a card read by both corners, half covered by the next card,
     has its box centre under that card."""
-    return [{max((k for k, card in enumerate(placed) if _holds_centre(card, square)), default=None)
-             for square in read.indices or (read.box,)} for read in reads]  # fmt: skip
+    centres = [[(x + w / 2, y + h / 2) for x, y, w, h in read.indices or (read.box,)] for read in reads]
+    return [{uppermost_at(placed, centre) for centre in mine} for mine in centres]
 
 
-def _holds_centre(card: Card, box: tuple[int, int, int, int]) -> bool:
-    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
-    return cv2.pointPolygonTest(card.polygon, (float(x), float(y)), False) >= 0
+def uppermost_at(placed: list[Card], point: tuple[float, float]) -> int | None:
+    """The number of the uppermost card of `placed` at `point` (`studio_scene` lays each card over the ones before
+    it), None where no card is."""
+    at = (float(point[0]), float(point[1]))
+    return max((k for k, card in enumerate(placed) if cv2.pointPolygonTest(card.polygon, at, False) >= 0), default=None)
 
 
 def roboflow_truth(image_path: Path, size: tuple[int, int] = (1280, 720)) -> list[tuple[str, float, float, float]]:
