@@ -21,7 +21,9 @@ held to one thread (`cv2.setNumThreads(1)`), as a studio host running a camera p
   is training data: drivers/camera/training/split.csv), on those photos themselves, on its phone photos, and on the
   held-out roboflow webcam scenes; and its time per real 1280x720 frame. `--studio-cards train` renders the studio
   frames from the cards of the training top-down photos instead: that is how a change to the finding stage is
-  judged without looking at the test cards (the held-out figures are for the report).
+  judged without looking at the test cards (the held-out figures are for the report). `studio_frames_enrolled`: the
+  same studio frames read with the studio deck enrolled (the shipped templates, enrolled from `images/train`), as a
+  studio that ran `studio camera enroll` reads them.
 
 A card counts as read right when a read's box overlaps its labelled box (IoU > 0.5) with the right code; a card not
 found counts as wrong. `confident_errors` are wrong codes read with a confidence of 0.8 or more (what the camera
@@ -282,6 +284,7 @@ def webcam_scenes(reader: IndexReader, paths: list[Path]) -> dict[str, Any]:
 def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards: str = "test"
             ) -> dict[str, Any]:  # fmt: skip
     reader = IndexReader(model)
+    enrolled = IndexReader(model, templates=Templates.load(DEFAULT_TEMPLATES))
     sets = split.read()
     held_out = sorted(path for path in sets["test"] if path.name.startswith("WIN_"))
     # the held-out photos' cards (the report), or the training photos' (to judge a change without the test cards)
@@ -298,6 +301,17 @@ def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards
             "cards_from": studio_cards,
             "1280x720": reader_studio(reader, cards, (1280, 720), studio_frames, STUDIO_SEEDS[(1280, 720)]),
             "1920x1080": reader_studio(reader, cards, (1920, 1080), studio_frames, STUDIO_SEEDS[(1920, 1080)]),
+        },
+        # The same frames read as a studio that enrolled its deck reads them (`studio camera enroll`): the shipped
+        # templates are that deck enrolled from its training photos (`images/train`), and they confirm or overrule
+        # the network (`reader._combine`). The rendered cards are held out of the enrollment as of the training.
+        "studio_frames_enrolled": {
+            "templates": DEFAULT_TEMPLATES.name,
+            "cards_from": studio_cards,
+            **{
+                f"{w}x{h}": reader_studio(enrolled, cards, (w, h), studio_frames, STUDIO_SEEDS[(w, h)])
+                for w, h in ((1280, 720), (1920, 1080))
+            },
         },
         "real_top_down": {
             "test_photos": reader_top_down(reader, HELD_OUT_TOP_DOWN),

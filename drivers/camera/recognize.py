@@ -4,8 +4,10 @@ For each card found, the index is read in both corners that can hold it (the car
 read with the higher confidence is kept. A glyph's score for a rank is its best correlation with that rank's enrolled
 samples. Confidence rises with the best score and with its lead over the best other rank (or suit): a glyph that
 looks equally like a Q and a K is not a confident Q, however good the match. The suit's colour, when clear, rules
-out the suits of the other colour. A card whose rank cannot be told is reported with `?` for the suit and the rank's
-confidence; an outline with no readable rank at all is not a card and is not reported.
+out the suits of the other colour. A card whose suit cannot be told is reported with `?` for the suit, the rank's
+confidence as `rank_confidence` and 0 as the code's `confidence` (a rank alone is never a sure card: until
+2026-12-05 the code carried the rank's confidence, and `studio camera recognize` listed such a read among the
+cards); an outline with no readable rank at all is not a card and is not reported.
 """
 
 from __future__ import annotations
@@ -223,8 +225,8 @@ def _read(readings: list[tuple[_Match, _Match | None, Quad]], detection: Detecti
     rank, _, quad = max(readings, key=lambda reading: (reading[0].confidence, reading[0].score))
     suits = [suit for other, suit, _ in readings if suit is not None and other.label == rank.label]
     suit = max(suits, key=lambda match: (match.confidence, match.score), default=None)
-    if suit is None:
-        return CardRead(rank.label, None, rank.confidence, rank.confidence, 0.0, detection.box, quad, detection.zone)
+    if suit is None:  # a rank alone is no card: its code (rank and "?") is as sure as its unread suit, not at all
+        return CardRead(rank.label, None, 0.0, rank.confidence, 0.0, detection.box, quad, detection.zone)
     return CardRead(rank.label, suit.label, min(rank.confidence, suit.confidence), rank.confidence, suit.confidence,
                     detection.box, quad, detection.zone)  # fmt: skip
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from drivers.camera.detect import Zone, find_cards, order_corners
+from drivers.camera.detect import Detection, Zone, find_cards, order_corners
 from drivers.camera.enroll import box_iou
-from drivers.camera.recognize import Recognizer
+from drivers.camera.recognize import Recognizer, _Match, _read
 from drivers.camera.templates import RANK_CODES, SUIT_CODES, Templates
 from tests.camera.render import CODES, Placed, table
 
@@ -121,3 +121,17 @@ def test_zones_limit_where_cards_are_read(recognizer: Recognizer) -> None:
     reads = recognizer.read_frame(frame, [zone])
     assert [(read.code, read.zone) for read in reads] == [(left.code, "player")]
     assert recognizer.read_frame(frame, [Zone("empty", (0, 0, 40, 40))]) == []
+
+
+def test_a_rank_read_without_its_suit_is_never_a_sure_card() -> None:
+    """A card whose suit the templates cannot tell is reported as rank and "?", with the rank's confidence kept as
+    `rank_confidence` and the code's confidence 0: no consumer (the CLI's "cards", the camera source, the benchmark's
+    confident reads) may take it for a sure card."""
+    quad = np.array([[10, 10], [73, 10], [73, 98], [10, 98]], dtype=np.float32)
+    rank = _Match("J", score=0.93, confidence=0.91)
+    read = _read([(rank, None, quad)], Detection(quad))
+    assert read is not None
+    assert (read.code, read.card, read.rank_confidence, read.suit_confidence) == ("J?", None, 0.91, 0.0)
+    assert read.confidence == 0.0
+    suited = _read([(rank, _Match("S", score=0.9, confidence=0.85), quad)], Detection(quad))
+    assert suited is not None and (suited.code, suited.confidence) == ("JS", 0.85)
