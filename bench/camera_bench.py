@@ -284,34 +284,30 @@ def webcam_scenes(reader: IndexReader, paths: list[Path]) -> dict[str, Any]:
 def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards: str = "test"
             ) -> dict[str, Any]:  # fmt: skip
     reader = IndexReader(model)
-    enrolled = IndexReader(model, templates=Templates.load(DEFAULT_TEMPLATES))
     sets = split.read()
     held_out = sorted(path for path in sets["test"] if path.name.startswith("WIN_"))
     # the held-out photos' cards (the report), or the training photos' (to judge a change without the test cards)
     cards = card_images(REAL, HELD_OUT_TOP_DOWN if studio_cards == "test" else TRAIN_TOP_DOWN)
-    studio_frames = 8 if quick else 60
+    frames = 8 if quick else 60  # studio renders per size
     frames_1280 = [cv2.resize(load_image(p), (1280, 720), interpolation=cv2.INTER_CUBIC) for p in held_out]
     zones = [Zone("player", (60, 160, 540, 400)), Zone("banker", (680, 160, 540, 400))]
     reader.read_frame(frames_1280[0])  # warm up
+
+    def studio_frames(by: IndexReader) -> dict[str, Any]:
+        """The studio renders read by `by`, at each size."""
+        return {f"{w}x{h}": reader_studio(by, cards, (w, h), frames, STUDIO_SEEDS[(w, h)]) for w, h in STUDIO_SEEDS}
+
     return {
         "model": str(Path(model).name),
         "threshold": reader.threshold,
-        "studio_frames": {
-            "target": TARGET_STUDIO,
-            "cards_from": studio_cards,
-            "1280x720": reader_studio(reader, cards, (1280, 720), studio_frames, STUDIO_SEEDS[(1280, 720)]),
-            "1920x1080": reader_studio(reader, cards, (1920, 1080), studio_frames, STUDIO_SEEDS[(1920, 1080)]),
-        },
+        "studio_frames": {"target": TARGET_STUDIO, "cards_from": studio_cards, **studio_frames(reader)},
         # The same frames read as a studio that enrolled its deck reads them (`studio camera enroll`): the shipped
         # templates are that deck enrolled from its training photos (`images/train`), and they confirm or overrule
         # the network (`reader._combine`). The rendered cards are held out of the enrollment as of the training.
         "studio_frames_enrolled": {
             "templates": DEFAULT_TEMPLATES.name,
             "cards_from": studio_cards,
-            **{
-                f"{w}x{h}": reader_studio(enrolled, cards, (w, h), studio_frames, STUDIO_SEEDS[(w, h)])
-                for w, h in ((1280, 720), (1920, 1080))
-            },
+            **studio_frames(IndexReader(model, templates=Templates.load(DEFAULT_TEMPLATES))),
         },
         "real_top_down": {
             "test_photos": reader_top_down(reader, HELD_OUT_TOP_DOWN),
