@@ -130,7 +130,7 @@ class IndexReader:
             squares = [square for square, keep in zip(squares, passed.tolist(), strict=True) if keep]
             if not squares:
                 return []
-        probabilities = _softmax(_forward(self._net, crops.astype(np.float32)), self.temperature)
+        probabilities = _softmax(_forward(self._net, crops), self.temperature)
         # Every index voted is read again, even one whose vote is weak: views that agree may make it sure.
         voted = _vote(probabilities, self._none, self.classes, squares)
         return [index for index in self._confirm(image, voted) if self._rescale(index.confidence) >= MIN_REPORTED]
@@ -165,7 +165,7 @@ class IndexReader:
             return found
         squares = [index.square for index in found]
         crops = np.stack([self._crops(image, squares, turn, scale) for turn, scale in CHECKS], axis=1)
-        probabilities = _softmax(_forward(self._net, crops.reshape(-1, *crops.shape[2:]).astype(np.float32)),
+        probabilities = _softmax(_forward(self._net, crops.reshape(-1, *crops.shape[2:])),
                                  self.temperature)  # fmt: skip
         probabilities = probabilities.reshape(len(found), len(CHECKS), -1)
         index_mass = 1.0 - probabilities[:, :, self._none]
@@ -200,26 +200,29 @@ def _averaged(index: _Index, code: int, views: npt.NDArray[np.float32], views_ma
     return max(0.0, lead * (index.mass + float(views_mass.sum())) / (1 + len(views)))
 
 
-def _forward(net: cv2.dnn.Net, crops: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """Logits for N x H x W x 3 crops (0..255, BGR), fed as the network was trained: N x 3 x H x W in -0.5..0.5."""
-    blob = (crops * (1 / 255.0) - 0.5).transpose(0, 3, 1, 2)
+def _forward(net: cv2.dnn.Net, crops: npt.NDArray[np.uint8] | npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Logits for N x H x W x 3 crops (0..255, BGR), fed as the network was trained: N x 3 x H x W in -0.5..0.5.
+    Scaled straight into the network's layout in one pass: a float copy, then a transposed one, took five times as
+    long (0.7 ms for a frame's 66 gate crops)."""
+    blob = np.empty((len(crops), 3, *crops.shape[1:3]), dtype=np.float32)
+    np.multiply(crops.transpose(0, 3, 1, 2), np.float32(1 / 255.0), out=blob)
+    blob -= np.float32(0.5)
     logits = []
     for start in range(0, len(blob), BATCH):
-        net.setInput(np.ascontiguousarray(blob[start : start + BATCH]))
+        net.setInput(blob[start : start + BATCH])
         logits.append(np.asarray(net.forward(), dtype=np.float32))
     return np.concatenate(logits)
 
 
 def gate_input(crops: npt.NDArray[np.uint8], gate_size: int) -> npt.NDArray[np.float32]:
     """The reader's crops (N x size x size x 3) shrunk to what the gate reads: the mean of each k x k block, k = size
-    / `gate_size` (training shrinks its crops with this too). Strided slices added: a NumPy sum over the blocks' two
-    axes took 4 ms a frame."""
-    k = crops.shape[1] // gate_size
-    wide = crops.astype(np.uint16)
-    blocks = wide[:, ::k, ::k].copy()
-    for i, j in ((i, j) for i in range(k) for j in range(k) if i or j):
-        blocks += wide[:, i::k, j::k]
-    return np.asarray(blocks * np.float32(1 / k**2), dtype=np.float32)
+    / `gate_size` (training shrinks its crops with this too). By OpenCV's area resize of the crops stacked one above
+    the other (blocks never straddle two crops: k divides size), the same means as summing the blocks in NumPy in a
+    third of its time."""
+    count, size = crops.shape[:2]
+    stacked = crops.reshape(count * size, size, 3).astype(np.float32)
+    small = cv2.resize(stacked, (gate_size, count * gate_size), interpolation=cv2.INTER_AREA)
+    return np.asarray(small, dtype=np.float32).reshape(count, gate_size, gate_size, 3)
 
 
 def _softmax(logits: npt.NDArray[np.float32], temperature: float) -> npt.NDArray[np.float32]:

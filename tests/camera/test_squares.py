@@ -9,7 +9,16 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera.detect import DetectorConfig, Zone, find_cards
+from drivers.camera.detect import (
+    DARK_TABLE,
+    DetectorConfig,
+    Zone,
+    _clearly_light,
+    _grey_levels,
+    _shrunk,
+    find_cards,
+    whiteness,
+)
 from drivers.camera.indices import Proposal
 from drivers.camera.squares import OUTLINES, outline_squares, squares
 from tests.camera.render import render_card
@@ -119,6 +128,32 @@ def test_on_a_pale_table_outlines_are_left_to_the_glyph_pairs() -> None:
     centres = _lay(frame, "7C", _card_corners((640, 360), 150, 25.0))
     assert outline_squares(frame) == []
     assert any(math.hypot(s.x - x, s.y - y) < 15 for s, _ in squares(frame) for x, y in centres)
+
+
+@pytest.mark.parametrize(
+    ("table", "dark", "clearly_light"),
+    [
+        ((40, 105, 35), True, False),
+        ((30, 30, 30), True, False),
+        ((90, 90, 90), False, False),
+        ((150, 140, 130), False, True),
+        ((205, 215, 225), False, True),
+    ],
+    ids=["felt", "black", "grey", "wood", "pale"],
+)
+def test_a_table_passed_over_at_a_glance_is_never_one_the_thresholds_call_dark(
+    table: tuple[int, int, int], dark: bool, clearly_light: bool
+) -> None:
+    """The outline squares look at a sixteenth of the pixels first and pass over a table far from dark; the
+    thresholds' own test (on the frame shrunk by area) decides the rest: a grey table between the two is left to it."""
+    frame = np.empty((720, 1280, 3), np.uint8)
+    frame[:] = table
+    for centre in ((420, 360), (860, 360)):
+        _lay(frame, "7C", _card_corners(centre, 150, 25.0))
+    _, shade, high = _grey_levels(whiteness(_shrunk(frame, 4)))
+    assert (shade < DARK_TABLE * high) == dark
+    assert _clearly_light(frame) == clearly_light
+    assert bool(outline_squares(frame)) == dark
 
 
 @pytest.mark.parametrize(
