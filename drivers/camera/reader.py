@@ -352,8 +352,9 @@ def _inside(read: CardRead, box: Box) -> bool:
 def _combine(net: list[CardRead], enrolled: list[CardRead]) -> list[CardRead]:
     """The network's cards with the enrolled deck's. A template read of the card an index lies on confirms it (the
     higher confidence) or overrides it: the deck's own templates are trusted over the network on that deck, unless
-    the network is sure of another card, when the read is unsure (the surer, less the other's confidence). Cards
-    only one of them reads are kept as they are."""
+    the network is sure of another card, when the read is unsure (the surer, less the other's confidence). A
+    template read of the rank alone (suit not told: no card) never replaces the network's full code: it confirms
+    the network's rank, or doubts it by its rank's confidence. Cards only one of them reads are kept as they are."""
     result: list[CardRead] = []
     used: set[int] = set()
     for read in net:
@@ -366,6 +367,10 @@ def _combine(net: list[CardRead], enrolled: list[CardRead]) -> list[CardRead]:
         if other.code == read.code:
             best = read if read.confidence >= other.confidence else replace(other, zone=read.zone)
             result.append(replace(best, indices=read.indices))
+        elif other.suit is None:
+            doubt = 0.0 if other.rank == read.rank else other.rank_confidence
+            sure = round(max(0.0, read.confidence - doubt), 4)
+            result.append(replace(read, confidence=sure, rank_confidence=min(read.rank_confidence, sure)))
         elif read.confidence < SURE:
             result.append(replace(other, zone=read.zone))
         else:

@@ -26,6 +26,7 @@ from drivers.camera.reader import (
     IndexReader,
     _averaged,
     _cards,
+    _combine,
     _Index,
     _likeliest_per_index,
     _near,
@@ -236,6 +237,33 @@ def test_the_shipped_gate_cut_is_the_calibrated_one() -> None:
     trained, cut = meta["gate_trained_threshold"], meta["gate_threshold"]
     steps = np.log2(cut / trained)
     assert 0 <= steps <= calibrate.GATE_STEPS and abs(steps - round(steps)) < 1e-6 and cut < 1.0
+
+
+def _card_read(code: str, confidence: float, box: tuple[int, int, int, int], rank_confidence: float | None = None
+               ) -> CardRead:  # fmt: skip
+    quad = np.zeros((4, 2), np.float32)
+    rank, suit = (code[:-1], code[-1]) if not code.endswith("?") else (code[:-1], None)
+    ranked = confidence if rank_confidence is None else rank_confidence
+    return CardRead(rank, suit, confidence, ranked, confidence, box, quad)
+
+
+def test_a_template_read_of_the_rank_alone_never_replaces_the_networks_card() -> None:
+    """An enrolled deck's templates that read a card's rank but not its suit (`J?`, confidence 0: no card) leave the
+    network's full code in place: the pit boss sees its guess, not a rank alone. The same rank confirms it as it is;
+    another rank doubts it by the templates' rank confidence, so that a sure network read the deck's templates
+    disagree with is no longer sure."""
+    template_box = (80, 80, 200, 280)
+    unsure = _card_read("JS", 0.6, (90, 90, 30, 30))
+    sure = _card_read("KC", 0.9, (90, 90, 30, 30))
+    [kept] = _combine([unsure], [_card_read("J?", 0.0, template_box, rank_confidence=0.85)])
+    assert (kept.code, kept.confidence) == ("JS", 0.6)
+    [confirmed] = _combine([sure], [_card_read("K?", 0.0, template_box, rank_confidence=0.85)])
+    assert (confirmed.code, confirmed.confidence) == ("KC", 0.9)
+    [doubted] = _combine([sure], [_card_read("Q?", 0.0, template_box, rank_confidence=0.85)])
+    assert doubted.code == "KC" and doubted.confidence == pytest.approx(0.05) and doubted.confidence < SURE
+    # a template read of a full code still overrides an unsure network read, as before
+    [overridden] = _combine([unsure], [_card_read("JC", 0.9, template_box)])
+    assert (overridden.code, overridden.confidence) == ("JC", 0.9)
 
 
 def test_two_corners_that_agree_combine_only_for_a_network_calibrated_so() -> None:
