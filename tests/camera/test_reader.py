@@ -104,6 +104,58 @@ def test_overlapping_cards_are_read_by_their_one_visible_index(
     assert found >= 9 and right >= 8, f"{right} sure, {found} in all of {total} overlapping cards"
 
 
+def _hand_shoe_and_uneven_light(frame: np.ndarray, placed: list[Card], seed: int) -> np.ndarray:
+    """The frame with a dealer's hand (skin, fingers with creases) and a card shoe (a dark box with the red lattice
+    of a card's back in its mouth) drawn where no card lies, and the light falling off towards one side."""
+    rng = np.random.default_rng(seed)
+    height, width = frame.shape[:2]
+    layer = frame.copy()
+    shoe = np.array([[0.76, 0.04], [0.97, 0.07], [0.95, 0.33], [0.74, 0.30]]) * (width, height)
+    cv2.fillConvexPoly(layer, shoe.astype(np.int32), (38, 36, 40))
+    back = np.array([[0.78, 0.26], [0.93, 0.28], [0.925, 0.33], [0.775, 0.31]]) * (width, height)
+    cv2.fillConvexPoly(layer, back.astype(np.int32), (235, 235, 235))
+    for k in range(14):  # the back's lattice: red diagonals on white
+        x = int(0.785 * width + k * 0.011 * width)
+        cv2.line(layer, (x, int(0.285 * height)), (x + 18, int(0.325 * height)), (40, 30, 190), 2)
+        cv2.line(layer, (x + 18, int(0.285 * height)), (x, int(0.325 * height)), (40, 30, 190), 2)
+    skin = tuple(int(c) for c in rng.uniform([120, 150, 190], [150, 175, 225]))
+    palm = (int(0.22 * width), int(0.86 * height))
+    cv2.ellipse(layer, palm, (95, 62), -10, 0, 360, skin, -1)
+    for finger in range(4):  # spread over the table, each with two creases
+        base = np.array([palm[0] - 70 + 45 * finger, palm[1] - 40])
+        tip = base + np.array([-25 + 15 * finger, -110 + 12 * abs(finger - 1.5)])
+        cv2.line(layer, tuple(int(v) for v in base), tuple(int(v) for v in tip), skin, 30)
+        for share in (0.45, 0.7):
+            crease = base + share * (tip - base)
+            cv2.line(layer, (int(crease[0]) - 9, int(crease[1])), (int(crease[0]) + 9, int(crease[1]) + 2),
+                     tuple(int(c * 0.55) for c in skin), 2)  # fmt: skip
+    cards = np.zeros((height, width), np.uint8)
+    for card in placed:
+        cv2.fillConvexPoly(cards, card.polygon.astype(np.int32), 255)
+    free = cv2.dilate(cards, np.ones((25, 25), np.uint8)) == 0
+    drawn = frame.copy()
+    drawn[free] = layer[free]
+    light = np.linspace(0.55, 1.1, width, dtype=np.float32)[None, :, None]  # a lamp off to the right
+    return np.clip(drawn.astype(np.float32) * light, 0, 255).astype(np.uint8)
+
+
+def test_a_hand_a_shoe_and_uneven_light_invent_nothing_and_hide_no_card(
+    reader: IndexReader, cards: list[tuple[str, np.ndarray]]
+) -> None:
+    """A hand and a shoe in the picture (skin, creases, a card's red back) are read as no card, surely or not, and
+    with the light falling off to one side the cards are still read, never as another card."""
+    plain = [studio_scene(cards, (1280, 720), 90 + seed, 15) for seed in range(3)]
+    busy = [(_hand_shoe_and_uneven_light(frame, placed, seed), placed) for seed, (frame, placed) in enumerate(plain)]
+    for frame, placed in busy:
+        reads = reader.read_frame(frame)
+        invented = [read.code for read, mine in zip(reads, owners(reads, placed), strict=True) if mine == {None}]
+        assert invented == [], f"read on no card: {invented}"
+    total, right, found, wrong = read_scenes(reader, busy)
+    _, right_plain, _, _ = read_scenes(reader, plain)
+    assert wrong == 0
+    assert found >= 12 and right >= right_plain - 2, f"{right} sure ({right_plain} without), {found} in all of {total}"
+
+
 def test_ranks_2_to_8_are_read_without_enrollment_in_held_out_real_scenes(reader: IndexReader) -> None:
     """The shipped templates knew 9 to ace only and could read none of these; the network reads every rank. Real
     webcam scenes of the held-out split (never trained on)."""
