@@ -25,8 +25,8 @@
 
 With a deck's templates (`studio camera enroll`), the template recognizer (`recognize.py`) reads the card outlines
 too, and the two are combined per card (`_combine`): the same code keeps the higher confidence; on a disagreement
-the surer one's code stands, less the other's confidence; the templates never make a card sure on their own (their
-guess is kept below `SURE` for the pit boss); a card only the network reads is kept as it is.
+the deck's templates win unless the network is sure of another card (then the read is unsure); a card only one of
+them reads is kept as it is.
 """
 
 from __future__ import annotations
@@ -65,7 +65,6 @@ BATCH = 256  # squares per forward pass
 # network"), these read the most validation indices surely with no confident wrong read on the training cards' renders.
 CHECKS = ((180.0, 1.0), (180.0, 1.1))
 MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.15 ms on one core
-TEMPLATES_ALONE = 0.79  # the most an enrolled deck's templates make a card they read without the network: not sure
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +81,7 @@ class _Index:
 
 
 class IndexReader:
-    """Reads frames with the shipped network; `templates` (an enrolled deck) confirm or doubt it (`_combine`)."""
+    """Reads frames with the shipped network; `templates` (an enrolled deck) confirms or overrides it."""
 
     def __init__(self, model: Path | str = DEFAULT_MODEL, templates: Templates | None = None) -> None:
         path = Path(model)
@@ -351,17 +350,11 @@ def _inside(read: CardRead, box: Box) -> bool:
 
 
 def _combine(net: list[CardRead], enrolled: list[CardRead]) -> list[CardRead]:
-    """The network's cards with the enrolled deck's: the templates confirm, doubt or guess, but never make a card
-    sure on their own. A template read of the card an index lies on, of the same code, confirms it (the higher
-    confidence). Of another code, the two disagree: the surer one's code stands, less the other's confidence, and
-    below `SURE` if it is the templates'. A template read of the rank alone (suit not told: no card) confirms the
-    network's rank, or doubts it by its rank's confidence. A card only the templates read is kept as their guess,
-    below `SURE`; one only the network reads, as it is.
-
-    Why the templates are not trusted alone (2026-12-05, docs/camera.md "The studio deck enrolled"): enrolling half
-    of the studio deck's training photos and reading renders of the other half's cards, the templates read 3 cards
-    wrong at confidence 1.0 (a queen read as the ace touching it, a spade read as a club, a ten as a jack) against
-    about 27 read right surely where the network did not read that card surely."""
+    """The network's cards with the enrolled deck's. A template read of the card an index lies on confirms it (the
+    higher confidence) or overrides it: the deck's own templates are trusted over the network on that deck, unless
+    the network is sure of another card, when the read is unsure (the surer, less the other's confidence). A
+    template read of the rank alone (suit not told: no card) never replaces the network's full code: it confirms
+    the network's rank, or doubts it by its rank's confidence. Cards only one of them reads are kept as they are."""
     result: list[CardRead] = []
     used: set[int] = set()
     for read in net:
@@ -378,16 +371,10 @@ def _combine(net: list[CardRead], enrolled: list[CardRead]) -> list[CardRead]:
             doubt = 0.0 if other.rank == read.rank else other.rank_confidence
             sure = round(max(0.0, read.confidence - doubt), 4)
             result.append(replace(read, confidence=sure, rank_confidence=min(read.rank_confidence, sure)))
-        elif read.confidence >= other.confidence:
-            sure = round(max(0.0, read.confidence - other.confidence), 4)
-            result.append(replace(read, confidence=sure, rank_confidence=sure, suit_confidence=sure))
+        elif read.confidence < SURE:
+            result.append(replace(other, zone=read.zone))
         else:
-            result.append(_guess(replace(other, zone=read.zone), other.confidence - read.confidence))
-    return result + [_guess(other, other.confidence) for k, other in enumerate(enrolled) if k not in used]
-
-
-def _guess(read: CardRead, confidence: float) -> CardRead:
-    """A template read as the templates' guess: its confidence, below `SURE` (at most `TEMPLATES_ALONE`)."""
-    capped = round(min(max(confidence, 0.0), TEMPLATES_ALONE), 4)
-    return replace(read, confidence=capped, rank_confidence=min(read.rank_confidence, capped),
-                   suit_confidence=min(read.suit_confidence, capped))  # fmt: skip
+            surer, weaker = (read, other) if read.confidence >= other.confidence else (other, read)
+            sure = round(max(0.0, surer.confidence - weaker.confidence), 4)
+            result.append(replace(surer, confidence=sure, rank_confidence=sure, suit_confidence=sure))
+    return result + [other for k, other in enumerate(enrolled) if k not in used]

@@ -313,22 +313,9 @@ def test_a_template_read_of_the_rank_alone_never_replaces_the_networks_card() ->
     assert (confirmed.code, confirmed.confidence) == ("KC", 0.9)
     [doubted] = _combine([sure], [_card_read("Q?", 0.0, template_box, rank_confidence=0.85)])
     assert doubted.code == "KC" and doubted.confidence == pytest.approx(0.05) and doubted.confidence < SURE
-
-
-def test_an_enrolled_deck_never_makes_a_card_sure_on_its_own() -> None:
-    """The templates confirm the network (the same code: the higher confidence), and on a disagreement the surer
-    code stands less the other's confidence; a card the templates read surer than the network, or read alone, is
-    their guess below `SURE` (they read cards wrong at 1.0: docs/camera.md)."""
-    box = (80, 80, 200, 280)
-    network = _card_read("QH", 0.36, (90, 90, 30, 30))
-    [confirmed] = _combine([network], [_card_read("QH", 1.0, box)])
-    assert (confirmed.code, confirmed.confidence, confirmed.indices) == ("QH", 1.0, network.indices)
-    [guess] = _combine([network], [_card_read("AH", 1.0, box)])
-    assert guess.code == "AH" and guess.confidence == pytest.approx(0.64) and guess.confidence < SURE
-    [doubted] = _combine([_card_read("AC", 0.92, (90, 90, 30, 30))], [_card_read("AS", 0.5, box)])
-    assert doubted.code == "AC" and doubted.confidence == pytest.approx(0.42)
-    [alone] = _combine([], [_card_read("JH", 1.0, box)])
-    assert alone.code == "JH" and alone.confidence < SURE and alone.suit_confidence < SURE
+    # a template read of a full code still overrides an unsure network read, as before
+    [overridden] = _combine([unsure], [_card_read("JC", 0.9, template_box)])
+    assert (overridden.code, overridden.confidence) == ("JC", 0.9)
 
 
 def test_two_corners_that_agree_combine_only_for_a_network_calibrated_so() -> None:
