@@ -21,7 +21,9 @@ held to one thread (`cv2.setNumThreads(1)`), as a studio host running a camera p
   is training data: drivers/camera/training/split.csv), on those photos themselves, on its phone photos, and on the
   held-out roboflow webcam scenes; and its time per real 1280x720 frame. `--studio-cards train` renders the studio
   frames from the cards of the training top-down photos instead: that is how a change to the finding stage is
-  judged without looking at the test cards (the held-out figures are for the report). `studio_frames_enrolled`: the
+  judged without looking at the test cards (the held-out figures are for the report). The zones are timed again
+  with other tables' cameras reading whole frames in their own processes: one (`in_zones_beside_a_second_camera`,
+  the other core busy) and two (`in_zones_beside_two_more_cameras`, both cores shared). `studio_frames_enrolled`: the
   same studio frames read with the studio deck enrolled (the shipped templates, enrolled from `images/train`), as a
   studio that ran `studio camera enroll` reads them.
 
@@ -34,12 +36,15 @@ dealer must confirm).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import multiprocessing
 import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +91,9 @@ def studio_frame(seed: int) -> tuple[np.ndarray, list[Placed], list[Zone]]:
     return degrade(frame, rng, noise=3.0), placed, zones
 
 
-def timing(recognizer: Recognizer, frames: list[tuple[np.ndarray, list[Zone] | None]], repeats: int) -> dict[str, Any]:
+def timing(
+    recognizer: Recognizer | IndexReader, frames: list[tuple[np.ndarray, list[Zone] | None]], repeats: int
+) -> dict[str, Any]:
     times = []
     for _ in range(repeats):
         for frame, zones in frames:
@@ -100,6 +107,40 @@ def timing(recognizer: Recognizer, frames: list[tuple[np.ndarray, list[Zone] | N
         "max": round(times[-1], 2),
         "frames": len(times),
     }
+
+
+def _read_until_stopped(model: str, frames: list[np.ndarray], stop: Any, started: Any) -> None:
+    """Another table's camera: read `frames` anywhere, one after another, on one thread, until `stop` is set."""
+    cv2.setNumThreads(1)
+    reader = IndexReader(Path(model))
+    reader.read_frame(frames[0])  # warm up before the timing starts
+    started.set()
+    while not stop.is_set():
+        for frame in frames:
+            reader.read_frame(frame)
+
+
+@contextlib.contextmanager
+def other_cameras(count: int, model: Path, frames: list[np.ndarray]) -> Iterator[None]:
+    """`count` more cameras reading frames anywhere in their own processes while the block runs: the studio host
+    of a camera per table, where each table's reader is one process on one core (two cores on the build machine)."""
+    context = multiprocessing.get_context("spawn")
+    stop = context.Event()
+    readers = []
+    for _ in range(count):
+        started = context.Event()
+        process = context.Process(target=_read_until_stopped, args=(str(model), frames, stop, started), daemon=True)
+        process.start()
+        started.wait(timeout=120)
+        readers.append(process)
+    try:
+        yield
+    finally:
+        stop.set()
+        for process in readers:
+            process.join(timeout=30)
+            if process.is_alive():
+                process.kill()
 
 
 def score(pairs: list[tuple[str, CardRead | None]]) -> dict[str, Any]:
@@ -297,6 +338,10 @@ def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards
         """The studio renders read by `by`, at each size."""
         return {f"{w}x{h}": reader_studio(by, cards, (w, h), frames, STUDIO_SEEDS[(w, h)]) for w, h in STUDIO_SEEDS}
 
+    loaded = {}
+    for count, name in ((1, "in_zones_beside_a_second_camera"), (2, "in_zones_beside_two_more_cameras")):
+        with other_cameras(count, model, frames_1280):
+            loaded[name] = timing(reader, [(frame, zones) for frame in frames_1280], repeats)
     return {
         "model": str(Path(model).name),
         "threshold": reader.threshold,
@@ -319,6 +364,9 @@ def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards
             "frames": "held-out roboflow webcam scenes resized to 1280x720",
             "in_zones": timing(reader, [(frame, zones) for frame in frames_1280], repeats) | {"target": 15.0},
             "anywhere": timing(reader, [(frame, None) for frame in frames_1280], repeats) | {"target": 30.0},
+            # The same zones timed while other cameras read whole frames in their own processes: one on the other
+            # core (two tables on a 2-core host), then two (three tables on two cores, each core shared).
+            **loaded,
         },
     }
 
