@@ -122,8 +122,8 @@ def _read_until_stopped(model: str, frames: list[np.ndarray], stop: Any, started
 
 @contextlib.contextmanager
 def other_cameras(count: int, model: Path, frames: list[np.ndarray]) -> Iterator[None]:
-    """`count` more cameras reading frames anywhere in their own processes while the block runs: the studio host
-    of a camera per table, where each table's reader is one process on one core (two cores on the build machine)."""
+    """`count` more cameras reading frames anywhere in their own processes while the block runs: a studio host
+    running a table process per table (docs/deploy.md), each reading its camera on one thread."""
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
     readers = []
