@@ -25,8 +25,9 @@
 
 With a deck's templates (`studio camera enroll`), the template recognizer (`recognize.py`) reads the card outlines
 too, and the two are combined per card (`_combine`): the same code keeps the higher confidence; on a disagreement
-the deck's templates win unless the network is sure of another card (then the read is unsure); a card only one of
-them reads is kept as it is.
+the deck's templates win unless the network is sure of another card (then the read is unsure) or found theirs
+implausible on the card's indices (then the network's unsure read stands); a card only one of them reads is kept as
+it is.
 """
 
 from __future__ import annotations
@@ -65,6 +66,11 @@ BATCH = 256  # squares per forward pass
 # network"), these read the most validation indices surely with no confident wrong read on the training cards' renders.
 CHECKS = ((180.0, 1.0), (180.0, 1.1))
 MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.15 ms on one core
+# An enrolled deck's templates overrule an unsure network read only with a card the network found at least this
+# likely on that card's indices. On renders of the studio deck's training cards (docs/camera.md, "Touching cards cut
+# apart for the templates, and who is right when the two disagree") the templates' wrong reads at 1.0 were cards
+# the network gave 0.0000 to 0.0025, their right ones 0.0024 to 0.45, all but one above 0.02.
+PLAUSIBLE = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +121,23 @@ class IndexReader:
     def read_frame(self, frame: object, zones: Sequence[Zone] = ()) -> list[CardRead]:
         """Every card read in the frame (in the zones, if given), sure or not: compare `confidence` with `SURE`."""
         image = check_frame(frame)
-        cards = _cards(self._indices(image, squares(image, zones)), self._rescale, self.both_corners)
+        indices = self._indices(image, squares(image, zones))
+        cards = _cards(indices, self._rescale, self.both_corners)
         if self.templates is not None:
-            cards = _combine(cards, self.templates.read_frame(image, zones))
+            cards = _combine(cards, self.templates.read_frame(image, zones), self._likelihood(indices))
         return cards
+
+    def _likelihood(self, indices: list[_Index]) -> Callable[[CardRead, str], float]:
+        """How likely the network found `code` on the indices of its card `read`: the mean of their votes."""
+        by_box = {_square_box(index.square): index for index in indices}
+
+        def likelihood(read: CardRead, code: str) -> float:
+            votes = [by_box[box].cards for box in read.indices if box in by_box and len(by_box[box].cards)]
+            if not votes or code not in self._cards:
+                return 1.0  # nothing to judge by: no doubt cast
+            return float(np.mean([vote[self._cards.index(code)] for vote in votes]))
+
+        return likelihood
 
     def _indices(self, image: Image, squares: list[tuple[Proposal, str | None]]) -> list[_Index]:
         if not squares:
@@ -349,12 +368,15 @@ def _inside(read: CardRead, box: Box) -> bool:
     return box[0] <= x <= box[0] + box[2] and box[1] <= y <= box[1] + box[3]
 
 
-def _combine(net: list[CardRead], enrolled: list[CardRead]) -> list[CardRead]:
+def _combine(net: list[CardRead], enrolled: list[CardRead],
+             likelihood: Callable[[CardRead, str], float] = lambda read, code: 1.0) -> list[CardRead]:  # fmt: skip
     """The network's cards with the enrolled deck's. A template read of the card an index lies on confirms it (the
     higher confidence) or overrides it: the deck's own templates are trusted over the network on that deck, unless
-    the network is sure of another card, when the read is unsure (the surer, less the other's confidence). A
-    template read of the rank alone (suit not told: no card) never replaces the network's full code: it confirms
-    the network's rank, or doubts it by its rank's confidence. Cards only one of them reads are kept as they are."""
+    the network is sure of another card, when the read is unsure (the surer, less the other's confidence), or finds
+    the templates' card implausible (`likelihood` of it on the card's indices below `PLAUSIBLE`), when the network's
+    unsure read stands. A template read of the rank alone (suit not told: no card) never replaces the network's full
+    code: it confirms the network's rank, or doubts it by its rank's confidence. Cards only one of them reads are
+    kept as they are."""
     result: list[CardRead] = []
     used: set[int] = set()
     for read in net:
@@ -371,6 +393,8 @@ def _combine(net: list[CardRead], enrolled: list[CardRead]) -> list[CardRead]:
             doubt = 0.0 if other.rank == read.rank else other.rank_confidence
             sure = round(max(0.0, read.confidence - doubt), 4)
             result.append(replace(read, confidence=sure, rank_confidence=min(read.rank_confidence, sure)))
+        elif read.confidence < SURE and likelihood(read, other.code) < PLAUSIBLE:
+            result.append(read)
         elif read.confidence < SURE:
             result.append(replace(other, zone=read.zone))
         else:

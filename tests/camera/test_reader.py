@@ -22,6 +22,7 @@ from drivers.camera.image_io import load_image
 from drivers.camera.indices import Proposal, crop_matrices, crop_matrix
 from drivers.camera.reader import (
     DEFAULT_MODEL,
+    PLAUSIBLE,
     SURE,
     IndexReader,
     _averaged,
@@ -34,6 +35,7 @@ from drivers.camera.reader import (
     gate_input,
 )
 from drivers.camera.recognize import CardRead
+from drivers.camera.squares import squares
 from drivers.camera.templates import Templates
 from drivers.camera.training import calibrate, split
 from tests.camera.conftest import REAL_DATA
@@ -316,6 +318,40 @@ def test_a_template_read_of_the_rank_alone_never_replaces_the_networks_card() ->
     # a template read of a full code still overrides an unsure network read, as before
     [overridden] = _combine([unsure], [_card_read("JC", 0.9, template_box)])
     assert (overridden.code, overridden.confidence) == ("JC", 0.9)
+
+
+def test_the_templates_never_overrule_the_network_with_a_card_it_found_implausible() -> None:
+    """An enrolled deck's templates overrule an unsure network read only with a card the network itself found
+    plausible on that card's indices: a 10D the network read at 0.644 that the templates read KD at 1.0 (seen on the
+    studio deck's renders) stays the network's unsure 10D when the network gave KD under `PLAUSIBLE`; the same
+    templates overrule it when the network gave KD more (the deck's pale ace of spades that it reads AC)."""
+    template_box = (80, 80, 200, 280)
+    network = _card_read("10D", 0.644, (90, 90, 30, 30))
+    templates = [_card_read("KD", 1.0, template_box)]
+    [kept] = _combine([network], templates, lambda read, code: {"10D": 0.9, "KD": 0.001}[code])
+    assert (kept.code, kept.confidence) == ("10D", 0.644) and kept.confidence < SURE
+    [overruled] = _combine([network], templates, lambda read, code: {"10D": 0.6, "KD": 0.2}[code])
+    assert (overruled.code, overruled.confidence) == ("KD", 1.0)
+    # a sure network read the templates disagree with is unsure either way, as before
+    [doubted] = _combine([replace(network, confidence=0.9)], templates, lambda read, code: 0.001)
+    assert doubted.confidence < SURE
+
+
+def test_the_networks_likelihood_of_a_card_is_read_on_that_cards_own_indices(
+    reader: IndexReader, cards: list[tuple[str, np.ndarray]]
+) -> None:
+    """`IndexReader._likelihood` judges a card by the votes of the indices the read was grouped from: the card it
+    read surely is likely there, a card of another rank and colour is not; a read with no index of its own (a
+    template read) casts no doubt."""
+    frame, _ = studio_scene(cards, (1280, 720), 0, 0)
+    indices = reader._indices(frame, squares(frame, ()))
+    likelihood = reader._likelihood(indices)
+    sure = [read for read in reader.read_frame(frame) if read.confidence >= SURE]
+    assert sure
+    for read in sure:
+        other = ("2" if read.rank != "2" else "3") + ("H" if read.suit in "SC" else "S")
+        assert likelihood(read, read.code) > 0.5 > PLAUSIBLE > likelihood(read, other)
+    assert likelihood(replace(sure[0], indices=()), "2H") == 1.0
 
 
 def test_two_corners_that_agree_combine_only_for_a_network_calibrated_so() -> None:
