@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,14 +35,16 @@ class Card:
     polygon: npt.NDArray[np.float32]  # 4 x 2, in frame pixels
 
 
-def card_images(photos: Path, include: str = "cam_image") -> list[tuple[str, Image]]:
-    """Every labelled card of the top-down photos, as a card dealt on a table shows it: its outline found in the
-    photo (`card_outline`) and rectified to the card's shape, so that a card lying slanted in its photo brings no
-    wedges of that table along; where no outline is found, the labelled box trimmed of the table around it."""
+def card_images(photos: Path, include: str = "cam_image", keep: Callable[[str], bool] = lambda image: True
+                ) -> list[tuple[str, Image]]:  # fmt: skip
+    """Every labelled card of the top-down photos (whose path holds `include`, and that `keep` keeps), as a card
+    dealt on a table shows it: its outline found in the photo (`card_outline`) and rectified to the card's shape, so
+    that a card lying slanted in its photo brings no wedges of that table along; where no outline is found, the
+    labelled box trimmed of the table around it."""
     cards = []
     with (photos / "labels_rank_suit.csv").open(newline="") as handle:
         for row in csv.DictReader(handle):
-            if include not in row["image"]:
+            if include not in row["image"] or not keep(row["image"]):
                 continue
             image = cv2.imread(str(photos / row["image"]))
             if image is None:
