@@ -265,6 +265,7 @@ def _rates(tally: dict[str, int]) -> dict[str, Any]:
     cards = sum(tally[key] for key in ("right", "confident_wrong", "unsure_right", "unsure_wrong", "not_found"))
     return {
         "cards": cards,
+        "right": tally["right"],
         "read_right": round(tally["right"] / max(cards, 1), 4),
         "confident_wrong": tally["confident_wrong"],
         "invented": tally["invented"],

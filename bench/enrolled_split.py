@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.camera.scenes, the renders the benchmark and the tests use
 
 from bench.camera_bench import REAL, STUDIO_SEEDS, TRAIN_TOP_DOWN, reader_studio  # noqa: E402
-from drivers.camera.enroll import enroll_boxes, read_labels  # noqa: E402
+from drivers.camera.enroll import LabelledBox, enroll_boxes, read_labels  # noqa: E402
 from drivers.camera.reader import DEFAULT_MODEL, IndexReader  # noqa: E402
 from tests.camera.scenes import card_images  # noqa: E402
 
@@ -41,8 +41,13 @@ def half_of(image: str) -> int:
     return hashlib.sha256(Path(image).name.encode()).digest()[0] % 2
 
 
+def training_boxes() -> list[LabelledBox]:
+    """The labelled cards of the studio deck's training top-down photos."""
+    return [box for box in read_labels(REAL / "labels_rank_suit.csv") if TRAIN_TOP_DOWN in box.image.as_posix()]
+
+
 def enrolled_split(frames: int, seed_offset: int, model: Path = DEFAULT_MODEL) -> dict[str, Any]:
-    boxes = [box for box in read_labels(REAL / "labels_rank_suit.csv") if TRAIN_TOP_DOWN in box.image.as_posix()]
+    boxes = training_boxes()
     totals: dict[str, Counter[str]] = {f"{w}x{h}": Counter() for w, h in STUDIO_SEEDS}
     halves = {}
     for half in (0, 1):
@@ -52,9 +57,8 @@ def enrolled_split(frames: int, seed_offset: int, model: Path = DEFAULT_MODEL) -
         halves[half] = {"enrolled_cards": enrolled.cards, "rendered_cards": len(cards)}
         for (w, h), seed in STUDIO_SEEDS.items():
             scored = reader_studio(reader, cards, (w, h), frames, seed + seed_offset + 100 * half)
-            right = scored["cards"] - scored["confident_wrong"] - sum(scored["errors"].values())
-            totals[f"{w}x{h}"] += Counter({"right": right, "confident_wrong": scored["confident_wrong"],
-                                           "cards": scored["cards"], **scored["errors"]})  # fmt: skip
+            totals[f"{w}x{h}"] += Counter({key: scored[key] for key in ("cards", "right", "confident_wrong")}
+                                          | scored["errors"])  # fmt: skip
     return {
         "frames_per_size_and_half": frames,
         "seed_offset": seed_offset,

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import hashlib
 
-from bench.camera_bench import TRAIN_TOP_DOWN
-from bench.enrolled_split import COUNTS, enrolled_split, half_of
-from drivers.camera.enroll import LabelledBox, read_labels
-from tests.camera.conftest import REAL_DATA
-
-
-def _training_boxes() -> list[LabelledBox]:
-    """The labelled cards of the studio deck's training top-down photos."""
-    return [box for box in read_labels(REAL_DATA / "labels_rank_suit.csv") if TRAIN_TOP_DOWN in box.image.as_posix()]
+from bench.enrolled_split import COUNTS, enrolled_split, half_of, training_boxes
 
 
 def test_the_halves_are_fixed_by_the_photos_name_and_both_hold_photos() -> None:
-    photos = {box.image.name for box in _training_boxes()}
+    photos = {box.image.name for box in training_boxes()}
     halves = {name: half_of(f"images/train/{name}") for name in photos}
     assert all(half == hashlib.sha256(name.encode()).digest()[0] % 2 for name, half in halves.items())
     assert all(half_of(f"elsewhere/{name}") == half for name, half in halves.items())  # the name, not the folder
@@ -31,6 +23,6 @@ def test_every_rendered_card_is_scored_once_and_none_of_the_enrolled_half_is_ren
         assert counts["cards"] == 6 * 2  # six cards a render, one render a size for each half
         assert sum(counts[key] for key in COUNTS) == counts["cards"]
     # the deck enrolled from one half is read on renders of the other half's cards, never of its own
-    in_half = [sum(1 for box in _training_boxes() if half_of(box.image.name) == half) for half in (0, 1)]
+    in_half = [sum(1 for box in training_boxes() if half_of(box.image.name) == half) for half in (0, 1)]
     assert in_half[0] != in_half[1]  # else the check below could not tell the halves apart
     assert [result["halves"][half]["rendered_cards"] for half in (0, 1)] == [in_half[1], in_half[0]]
