@@ -25,6 +25,7 @@ import numpy.typing as npt
 from drivers.camera.reader import gate_input
 from drivers.camera.training.compose import build_scenes, card_pieces, roboflow_pieces
 from drivers.camera.training.dataset import CLASSES, NONE, RANKS, SIZE, build
+from drivers.camera.training.drawn import FONTS, drawn_pieces, font_glyphs
 from drivers.camera.training.split import WEBCAM, default_data, read
 
 SEED = 11
@@ -262,6 +263,7 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=1000, help="synthetic studio scenes (compose.py); 0: none")
     parser.add_argument("--scene-views", type=int, default=2, help="augmented views per index in a scene")
     parser.add_argument("--scene-negatives", type=int, default=30, help="negative proposals per scene")
+    parser.add_argument("--drawn", type=int, default=0, help="drawn cards (drawn.py) per code among the scenes' pieces")
     parser.add_argument("--out", type=Path, default=DATA / "index_net.onnx")
     parser.add_argument("--skip-baseline", action="store_true", help="do not train the HOG + SVM comparison")
     parser.add_argument("--gate-only", action="store_true", help="train only the gate; keep the reader's files")
@@ -290,6 +292,8 @@ def main() -> None:
     if args.scenes:
         cards = {path for path in sets["train"] if WEBCAM in str(path) and path.suffix.lower() == ".jpg"}
         pieces = roboflow_pieces(roboflow) + card_pieces(default_data() / WEBCAM, cards)
+        if args.drawn:
+            pieces += drawn_pieces(font_glyphs(), args.drawn, SEED + 3)
         xs, ys = build_scenes(pieces, SEED + 2, args.scenes, args.scene_views, args.scene_negatives,
                               args.size)  # fmt: skip
         log(f"scenes: {args.scenes} from {len(pieces)} pieces, {len(xs)} crops ({int((ys != NONE).sum())} of indices)")
@@ -337,6 +341,8 @@ def main() -> None:
         "scenes": args.scenes,
         "scene_views": args.scene_views,
         "scene_negatives": args.scene_negatives,
+        "drawn": args.drawn,
+        "drawn_fonts": FONTS if args.drawn else {},
         "train_crops": len(x),
         "validation": {"cnn": cnn, "hog_svm": baseline},
         "train_seconds": round(time.perf_counter() - started),
