@@ -349,3 +349,26 @@ def test_each_run_keeps_its_load_and_one_whose_load_moved_by_more_than_1_runs_ag
                                    "command": "run", "results_file": "r", "quick": False, "problems": [],
                                    "benchmarks": [crash, fine]})  # fmt: skip
     assert "crash 0.5 → 0.7; fine 2.1 → 1.9 (run twice: the load moved by more than 1)" in text
+
+
+def test_a_benchmark_that_loads_the_machine_is_not_run_again_for_its_own_load(
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load test moves the load average by itself: it runs once, its loads kept, where another benchmark whose run
+    moved the load as much runs twice. The registry's two load tests are marked so, and nothing else is."""
+    registry = bench.BENCHMARKS
+    assert {benchmark.name for benchmark in registry if benchmark.loads_the_machine} == {"load", "load-redis"}
+    fake_suite(bench, tmp_path / "bench", monkeypatch)
+    fine = bench.BENCHMARKS[1]
+    loaded = bench.Benchmark(fine.name, fine.script, fine.figures, args=fine.args, loads_the_machine=True)
+    runs = []
+    real_run = bench.run_benchmark
+    monkeypatch.setattr(bench, "run_benchmark", lambda benchmark, quick: runs.append(1) or real_run(benchmark, quick))
+    loads = iter([0.1, 1.5, 0.1, 1.5, 1.4, 1.4])  # each run: 0.1 -> 1.5 (moved by more than 1), then 1.4 -> 1.4
+    monkeypatch.setattr(bench, "load_average", lambda: next(loads))
+    entry = bench.run_measured(loaded, quick=False)
+    assert len(runs) == 1 and entry["status"] == "ok"
+    assert entry["load_average"] == {"before": 0.1, "after": 1.5}
+    again = bench.run_measured(fine, quick=False)
+    assert len(runs) == 3 and again["load_average"]["runs"] == [{"before": 0.1, "after": 1.5},
+                                                                {"before": 1.4, "after": 1.4}]  # fmt: skip
