@@ -21,10 +21,12 @@ the generator it is given: one seed, one set of cards. Drawing the glyphs needs 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -73,9 +75,9 @@ def font_glyphs(root: Path = FONT_DIR) -> list[Glyph]:
             raise ValueError(f"{path}: not the font the drawn cards are made with (SHA-256 differs)")
 
         def glyph(text: str, height: int, path: Path = path) -> U8:
-            from PIL import Image, ImageDraw, ImageFont  # noqa: PLC0415 - the `train` extra only, not the studio's
+            from PIL import Image, ImageDraw  # noqa: PLC0415 - the `train` extra only, not the studio's
 
-            font = ImageFont.truetype(str(path), size=2 * height)
+            font = _font(path, 2 * height)
             left, top, right, bottom = font.getbbox(text)
             image = Image.new("L", (right - left + 4, bottom - top + 4), 0)
             ImageDraw.Draw(image).text((2 - left, 2 - top), text, fill=255, font=font)
@@ -83,6 +85,14 @@ def font_glyphs(root: Path = FONT_DIR) -> list[Glyph]:
 
         glyphs.append(glyph)
     return glyphs
+
+
+@functools.cache
+def _font(path: Path, size: int) -> Any:
+    """A font file loaded once per size (every drawn card asks for its glyphs at the same size)."""
+    from PIL import ImageFont  # noqa: PLC0415 - the `train` extra only, not the studio's
+
+    return ImageFont.truetype(str(path), size=size)
 
 
 def _cropped(mask: U8) -> U8:
