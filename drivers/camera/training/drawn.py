@@ -39,8 +39,9 @@ U8 = npt.NDArray[np.uint8]
 Glyph = Callable[[str, int], U8]  # (text, height in pixels) -> its ink as a mask (0 to 255), cropped to the ink
 
 FONT_DIR = Path("/usr/share/fonts/truetype")
-# The rank fonts (Debian packages fonts-dejavu-core 2.37, fonts-liberation2 2.1.5, fonts-freefont-ttf 20120503;
-# `scripts/train-camera` installs them): sans, serif, condensed and monospaced, regular and bold.
+# The rank fonts (Debian packages fonts-dejavu-core 2.37, fonts-dejavu-extra 2.37 for the condensed ones,
+# fonts-liberation2 2.1.5, fonts-freefont-ttf 20120503; `scripts/train-camera` installs them): sans, serif, condensed
+# and monospaced, regular and bold.
 FONTS = {
     "dejavu/DejaVuSans.ttf": "abdc775b21b1bc470d50c97e790d276f2054b7504e56e5bd3e64f48d68582322",
     "dejavu/DejaVuSans-Bold.ttf": "0d977336a6d5fba34eab8e3199eb218327161b5143749f802982c2bc34df0c96",
