@@ -19,7 +19,8 @@ held to one thread (`cv2.setNumThreads(1)`), as a studio host running a camera p
 - `shipped_reader` (alone with `--only-shipped`): the shipped network (or `--model PATH`, a candidate and its .json)
   on studio frames rendered from the held-out top-down photos of webcam-9-to-ace `images/test` (its `images/train`
   is training data: drivers/camera/training/split.csv), on those photos themselves, on its phone photos, and on the
-  held-out roboflow webcam scenes; and its time per real 1280x720 frame. `--studio-cards train` renders the studio
+  held-out roboflow webcam scenes and phone photos (by deck: `BLACK_AND_GOLD`); and its time per real 1280x720
+  frame. `--studio-cards train` renders the studio
   frames from the cards of the training top-down photos instead: that is how a change to the finding stage is
   judged without looking at the test cards (the held-out figures are for the report). The zones are timed again
   with other tables' cameras reading whole frames in their own processes: one (`in_zones_beside_a_second_camera`,
@@ -72,7 +73,12 @@ TARGET_MS, TARGET_SYNTHETIC, TARGET_REAL = 10.0, 0.995, 0.95
 TARGET_STUDIO, TARGET_SCENES = 0.995, 0.90
 HELD_OUT_TOP_DOWN = "test/cam_image"  # webcam-9-to-ace images/test: 7 top-down photos, 28 cards (split.csv: test)
 STUDIO_SEEDS = {(1280, 720): 5000, (1920, 1080): 7000}  # the studio renders' first seed, by size
-TRAIN_TOP_DOWN = "train/cam_image"  # webcam-9-to-ace images/train: 45 top-down photos, 95 cards (split.csv: train)
+TRAIN_TOP_DOWN = "train/cam_image"
+ROBOFLOW = "roboflow-card-detection"
+# The roboflow phone photos show two kinds of deck (looked at, every photo): `IMG_77xx`-`IMG_78xx` (138) a deck
+# printed in gold and silver on black stock (its README: "a black-and-gold one"), `IMG_20220921_*` (438) a
+# standard deck, white stock, red and black ink (a third of them taken in greyscale).
+BLACK_AND_GOLD = "IMG_7"  # webcam-9-to-ace images/train: 45 top-down photos, 95 cards (split.csv: train)
 
 
 def studio_frame(seed: int) -> tuple[np.ndarray, list[Placed], list[Zone]]:
@@ -295,16 +301,17 @@ def reader_top_down(reader: IndexReader, include: str) -> dict[str, Any]:
     return _rates(tally) | {"photos": len(by_image)}
 
 
-def webcam_scenes(reader: IndexReader, paths: list[Path]) -> dict[str, Any]:
-    """Held-out roboflow WIN_* scenes at 1280x720: a labelled card is read right when a sure read of its code lies
-    on one of its labelled indices (one of the read's index squares holds the index centre, the labelled index
-    nearest the square's centre: `calibrate.lies_on`); a sure read on an index of another
-    card is a confident error; a sure read on no labelled index of its code is invented."""
+def labelled_photos(reader: IndexReader, paths: list[Path], size: tuple[int, int] = (1280, 720)) -> dict[str, Any]:
+    """Held-out roboflow photos resized to `size` (the webcam scenes to 1280x720, undoing the export's stretch; the
+    phone photos stay 640x640, as calibration reads them): a labelled card is read right when a sure read of its
+    code lies on one of its labelled indices (one of the read's index squares holds the index centre, the labelled
+    index nearest the square's centre: `calibrate.lies_on`); a sure read on an index of another card is a confident
+    error; a sure read on no labelled index of its code is invented."""
     tally: dict[str, int] = defaultdict(int)
     confusions: dict[str, int] = defaultdict(int)
     for path in paths:
-        frame = cv2.resize(load_image(path), (1280, 720), interpolation=cv2.INTER_CUBIC)
-        truth = roboflow_truth(path)
+        frame = cv2.resize(load_image(path), size, interpolation=cv2.INTER_CUBIC)
+        truth = roboflow_truth(path, size)
         reads = reader.read_frame(frame)
         on = [lies_on(read, truth) for read in reads]
         for code in sorted({t[0] for t in truth}):
@@ -319,7 +326,7 @@ def webcam_scenes(reader: IndexReader, paths: list[Path]) -> dict[str, Any]:
                 tally["invented"] += 1
                 if not held:
                     tally["invented_off_index"] += 1
-    return _rates(tally) | {"scenes": len(paths), "invented_off_index": tally["invented_off_index"],
+    return _rates(tally) | {"photos": len(paths), "invented_off_index": tally["invented_off_index"],
                             "confusions": dict(confusions)}  # fmt: skip
 
 
@@ -328,6 +335,8 @@ def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards
     reader = IndexReader(model)
     sets = split.read()
     held_out = sorted(path for path in sets["test"] if path.name.startswith("WIN_"))
+    phones = sorted(path for path in sets["test"] if path.name.startswith("IMG_") and ROBOFLOW in path.parts)
+    black_and_gold = [path for path in phones if path.name.startswith(BLACK_AND_GOLD)]
     # the held-out photos' cards (the report), or the training photos' (to judge a change without the test cards)
     cards = card_images(REAL, HELD_OUT_TOP_DOWN if studio_cards == "test" else TRAIN_TOP_DOWN)
     frames = 8 if quick else 60  # studio renders per size
@@ -359,8 +368,14 @@ def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards
             "test_photos": reader_top_down(reader, HELD_OUT_TOP_DOWN),
             "phone_photos": reader_top_down(reader, "IMG_"),
         },
-        "webcam_scenes_held_out": webcam_scenes(reader, held_out)
+        "webcam_scenes_held_out": labelled_photos(reader, held_out)
         | {"target_read_right": TARGET_SCENES, "target_invented_rate": 0.02},
+        # The roboflow phone close-ups held out, by deck (`BLACK_AND_GOLD`): decks other than the studio's and the
+        # webcam scenes' (the same decks' other photos are training data).
+        "roboflow_phone_photos_held_out": {
+            "white_deck": labelled_photos(reader, [p for p in phones if p not in black_and_gold], (640, 640)),
+            "black_and_gold_deck": labelled_photos(reader, black_and_gold, (640, 640)),
+        },
         "time_per_frame_ms": {
             "frames": "held-out roboflow webcam scenes resized to 1280x720",
             "in_zones": timing(reader, [(frame, zones) for frame in frames_1280], repeats) | {"target": 15.0},

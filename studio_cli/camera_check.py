@@ -13,6 +13,14 @@ from drivers.camera.image_io import check_frame
 from drivers.camera.stability import Sighting, StabilityTracker
 from studio_cli.camera_tasks import reader_for_args
 
+# Printed when no frame showed any card, sure or not: what the reader needs, so that a user whose camera or deck it
+# cannot see knows what to change (docs/camera.md, "Limitations").
+NOTHING_FOUND = (
+    "no card found in any frame: the reader looks for corner indices printed dark on light card stock (a casino "
+    "deck; a deck printed light on dark stock is not read), each index 25 pixels tall or more, lit without glare, "
+    "inside the --zone boxes if given"
+)
+
 
 def run_check(args: argparse.Namespace) -> int:
     if args.frames < 1 or args.stable < 1:
@@ -27,6 +35,7 @@ def run_check(args: argparse.Namespace) -> int:
         raise CameraError(str(error)) from None
     tracker: StabilityTracker[None] = StabilityTracker(args.stable, args.min_confidence)
     reports: list[dict[str, Any]] = []
+    found_any = False
     try:
         for number in range(1, args.frames + 1):
             try:
@@ -40,6 +49,7 @@ def run_check(args: argparse.Namespace) -> int:
                 _emit(args, {"frame": number, "error": frame.reason})
                 continue
             reads = reader.read_frame(check_frame(frame, f"frame {number}"), zones)
+            found_any = found_any or bool(reads)
             _emit(args, {"frame": number, "reads": [
                 {"code": r.code, "confidence": round(r.confidence, 4), "zone": r.zone, "box": list(r.box),
                  "sure": r.confidence >= args.min_confidence} for r in reads]})  # fmt: skip
@@ -54,6 +64,8 @@ def run_check(args: argparse.Namespace) -> int:
         print(json.dumps({"reports": reports}))
     else:
         print("would report:" if reports else "would report nothing")
+        if not found_any:
+            print(NOTHING_FOUND)
         for report in reports:
             print(f"  frame {report['frame']}: {report['report']} {report['code']} "
                   f"(confidence {report['confidence']:.2f}) {report['detail']}")  # fmt: skip

@@ -14,8 +14,9 @@ import cv2
 import pytest
 
 from drivers.camera.enroll import box_iou
+from drivers.camera.training import split
 from studio.domain.errors import StudioError
-from studio_cli import camera_command
+from studio_cli import camera_check, camera_command
 from tests.camera.render import table
 
 from .conftest import REAL_DATA
@@ -199,3 +200,24 @@ def test_check_prints_each_frame_by_zone_and_what_the_camera_would_report(
     assert text[0].startswith("frame 1: ") and text[1].startswith("frame 2: ")
     assert studio("camera", "check", str(tmp_path / "absent.mp4"), "--frames", "2") == 1
     assert "absent.mp4" in capsys.readouterr().err
+
+
+def test_check_says_what_the_reader_needs_when_no_frame_shows_a_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A camera whose deck the reader cannot see (the roboflow photos' deck printed in gold on black stock, held out)
+    is told what the reader looks for, not only "would report nothing"; a frame with cards is not."""
+    dark_deck = [path for path in split.read()["test"] if path.name.startswith("IMG_77")][:2]
+    assert len(dark_deck) == 2, "the roboflow photos are missing"
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for path in dark_deck:
+        shutil.copy(path, folder / path.name)
+    assert studio("camera", "check", str(folder), "--frames", "2") == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text == ["frame 1: no card", "frame 2: no card", "would report nothing", camera_check.NOTHING_FOUND]
+    for path in dark_deck:
+        (folder / path.name).unlink()
+    shutil.copy(REAL_DATA / "images" / "test" / "cam_image5.jpg", folder / "table.jpg")
+    assert studio("camera", "check", str(folder), "--frames", "1") == 0
+    assert camera_check.NOTHING_FOUND not in capsys.readouterr().out
