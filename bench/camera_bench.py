@@ -20,13 +20,13 @@ held to one thread (`cv2.setNumThreads(1)`), as a studio host running a camera p
   on studio frames rendered from the held-out top-down photos of webcam-9-to-ace `images/test` (its `images/train`
   is training data: drivers/camera/training/split.csv), on those photos themselves, on its phone photos, and on the
   held-out roboflow webcam scenes and phone photos (by deck: `BLACK_AND_GOLD`); and its time per real 1280x720
-  frame. `--studio-cards train` renders the studio
-  frames from the cards of the training top-down photos instead: that is how a change to the finding stage is
-  judged without looking at the test cards (the held-out figures are for the report). The zones are timed again
-  with other tables' cameras reading whole frames in their own processes: one (`in_zones_beside_a_second_camera`,
-  the other core busy) and two (`in_zones_beside_two_more_cameras`, both cores shared). `studio_frames_enrolled`: the
-  same studio frames read with the studio deck enrolled (the shipped templates, enrolled from `images/train`), as a
-  studio that ran `studio camera enroll` reads them.
+  frame. `--studio-cards train` renders the studio frames from the cards of the training top-down photos instead:
+  that is how a change to the finding stage is judged without looking at the test cards (the held-out figures are
+  for the report). The zones are timed again with other tables' cameras reading whole frames in their own
+  processes: one (`in_zones_beside_a_second_camera`, the other core busy) and two
+  (`in_zones_beside_two_more_cameras`, both cores shared). `studio_frames_enrolled`: the same studio frames read
+  with the studio deck enrolled (the shipped templates, enrolled from `images/train`), as a studio that ran
+  `studio camera enroll` reads them.
 
 A card counts as read right when a read's box overlaps its labelled box (IoU > 0.5) with the right code; a card not
 found counts as wrong. `confident_errors` are wrong codes read with a confidence of 0.8 or more (what the camera
@@ -73,12 +73,12 @@ TARGET_MS, TARGET_SYNTHETIC, TARGET_REAL = 10.0, 0.995, 0.95
 TARGET_STUDIO, TARGET_SCENES = 0.995, 0.90
 HELD_OUT_TOP_DOWN = "test/cam_image"  # webcam-9-to-ace images/test: 7 top-down photos, 28 cards (split.csv: test)
 STUDIO_SEEDS = {(1280, 720): 5000, (1920, 1080): 7000}  # the studio renders' first seed, by size
-TRAIN_TOP_DOWN = "train/cam_image"
+TRAIN_TOP_DOWN = "train/cam_image"  # webcam-9-to-ace images/train: 45 top-down photos, 95 cards (split.csv: train)
 ROBOFLOW = "roboflow-card-detection"
 # The roboflow phone photos show two kinds of deck (looked at, every photo): `IMG_77xx`-`IMG_78xx` (138) a deck
 # printed in gold and silver on black stock (its README: "a black-and-gold one"), `IMG_20220921_*` (438) a
 # standard deck, white stock, red and black ink (a third of them taken in greyscale).
-BLACK_AND_GOLD = "IMG_7"  # webcam-9-to-ace images/train: 45 top-down photos, 95 cards (split.csv: train)
+BLACK_AND_GOLD = "IMG_7"
 
 
 def studio_frame(seed: int) -> tuple[np.ndarray, list[Placed], list[Zone]]:
@@ -371,7 +371,8 @@ def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards
         "webcam_scenes_held_out": labelled_photos(reader, held_out)
         | {"target_read_right": TARGET_SCENES, "target_invented_rate": 0.02},
         # The roboflow phone close-ups held out, by deck (`BLACK_AND_GOLD`): decks other than the studio's and the
-        # webcam scenes' (the same decks' other photos are training data).
+        # webcam scenes' (the same decks' other photos are training data). Their labels leave some visible corners
+        # unboxed, so a read counted invented there may be a right one (docs/camera.md, "Data and the split").
         "roboflow_phone_photos_held_out": {
             "white_deck": labelled_photos(reader, [p for p in phones if p not in black_and_gold], (640, 640)),
             "black_and_gold_deck": labelled_photos(reader, black_and_gold, (640, 640)),
