@@ -195,6 +195,8 @@ def test_check_prints_each_frame_by_zone_and_what_the_camera_would_report(
     assert all(read["box"][0] < 480 for line in frames for read in line["reads"])
     reported = {(report["report"], report["code"]) for report in summary["reports"]}
     assert all(kind in {"card", "misread"} for kind, _ in reported)
+    assert summary["reads"] == sum(len(line["reads"]) for line in frames) > 0
+    assert summary["sure_reads"] == sum(read["sure"] for line in frames for read in line["reads"])
     assert studio("camera", "check", str(folder), "--frames", "2") == 0
     text = capsys.readouterr().out.splitlines()
     assert text[0].startswith("frame 1: ") and text[1].startswith("frame 2: ")
@@ -220,4 +222,21 @@ def test_check_says_what_the_reader_needs_when_no_frame_shows_a_card(
         (folder / path.name).unlink()
     shutil.copy(REAL_DATA / "images" / "test" / "cam_image5.jpg", folder / "table.jpg")
     assert studio("camera", "check", str(folder), "--frames", "1") == 0
-    assert camera_check.NOTHING_FOUND not in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert camera_check.NOTHING_FOUND not in text and camera_check.MOSTLY_UNSURE not in text
+
+
+def test_check_warns_when_most_reads_are_unsure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Most reads unsure (as on a deck the network was not trained on) gets a warning after the count of sure reads;
+    here a real photo of the studio deck read with a bar none of its reads reaches (the surest is 0.98), then with the
+    default bar (3 of its 4 reads sure)."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    shutil.copy(REAL_DATA / "images" / "test" / "cam_image5.jpg", folder / "table.jpg")
+    assert studio("camera", "check", str(folder), "--frames", "1", "--min-confidence", "0.99") == 0
+    text = capsys.readouterr().out.splitlines()
+    reads = len(text[0].split(", "))
+    assert text[-2:] == [f"reads: {reads}, sure: 0 (0%)", camera_check.MOSTLY_UNSURE]
+    assert studio("camera", "check", str(folder), "--frames", "1") == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[-1].startswith(f"reads: {reads}, sure: ") and camera_check.MOSTLY_UNSURE not in text
