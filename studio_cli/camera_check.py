@@ -56,11 +56,11 @@ def run_check(args: argparse.Namespace) -> int:
                 _emit(args, {"frame": number, "error": frame.reason})
                 continue
             reads = reader.read_frame(check_frame(frame, f"frame {number}"), zones)
-            read_count += len(reads)
-            sure_count += sum(1 for r in reads if r.confidence >= args.min_confidence)
-            _emit(args, {"frame": number, "reads": [
-                {"code": r.code, "confidence": round(r.confidence, 4), "zone": r.zone, "box": list(r.box),
-                 "sure": r.confidence >= args.min_confidence} for r in reads]})  # fmt: skip
+            shown = [{"code": r.code, "confidence": round(r.confidence, 4), "zone": r.zone, "box": list(r.box),
+                      "sure": r.confidence >= args.min_confidence} for r in reads]  # fmt: skip
+            read_count += len(shown)
+            sure_count += sum(read["sure"] for read in shown)
+            _emit(args, {"frame": number, "reads": shown})
             sightings: list[Sighting[None]] = [Sighting(r.code, r.confidence, r.box, r.zone) for r in reads]
             for decision in tracker.update(sightings):
                 reports.append({"frame": number, "report": "card" if decision.confirmed else "misread",
