@@ -26,6 +26,7 @@ from drivers.camera.reader import gate_input
 from drivers.camera.training.compose import build_scenes, card_pieces, roboflow_pieces
 from drivers.camera.training.dataset import CLASSES, NONE, RANKS, SIZE, build
 from drivers.camera.training.drawn import FONTS, drawn_pieces, font_glyphs
+from drivers.camera.training.printed import DECKS, printed_pieces
 from drivers.camera.training.split import WEBCAM, default_data, read
 
 SEED = 11
@@ -33,6 +34,7 @@ WIDTH = 16  # the reader's first convolution's channels
 GATE_SIZE = 16  # the gate reads every crop shrunk to this, whatever the reader's size
 BASELINE_CROPS = 12000
 DATA = Path(__file__).resolve().parents[1] / "data"
+PRINTED_CACHE = Path(__file__).resolve().parents[3] / "artifacts" / "printed-decks"
 ARRAY = npt.NDArray[Any]
 
 
@@ -264,6 +266,9 @@ def main() -> None:
     parser.add_argument("--scene-views", type=int, default=2, help="augmented views per index in a scene")
     parser.add_argument("--scene-negatives", type=int, default=30, help="negative proposals per scene")
     parser.add_argument("--drawn", type=int, default=0, help="drawn cards (drawn.py) per code among the scenes' pieces")
+    parser.add_argument("--printed", type=int, default=0,
+                        help="cards of printed decks (printed.py) per code among the scenes' pieces")  # fmt: skip
+    parser.add_argument("--printed-cache", type=Path, default=PRINTED_CACHE, help="where printed.py keeps its renders")
     parser.add_argument("--out", type=Path, default=DATA / "index_net.onnx")
     parser.add_argument("--skip-baseline", action="store_true", help="do not train the HOG + SVM comparison")
     parser.add_argument("--gate-only", action="store_true", help="train only the gate; keep the reader's files")
@@ -294,6 +299,8 @@ def main() -> None:
         pieces = roboflow_pieces(roboflow) + card_pieces(default_data() / WEBCAM, cards)
         if args.drawn:
             pieces += drawn_pieces(font_glyphs(), args.drawn, SEED + 3)
+        if args.printed:
+            pieces += printed_pieces(args.printed, SEED + 4, args.printed_cache)
         xs, ys = build_scenes(pieces, SEED + 2, args.scenes, args.scene_views, args.scene_negatives,
                               args.size)  # fmt: skip
         log(f"scenes: {args.scenes} from {len(pieces)} pieces, {len(xs)} crops ({int((ys != NONE).sum())} of indices)")
@@ -343,6 +350,8 @@ def main() -> None:
         "scene_negatives": args.scene_negatives,
         "drawn": args.drawn,
         "drawn_fonts": FONTS if args.drawn else {},
+        "printed": args.printed,
+        "printed_decks": {str(path): digest for path, digest in DECKS.items()} if args.printed else {},
         "train_crops": len(x),
         "validation": {"cnn": cnn, "hog_svm": baseline},
         "train_seconds": round(time.perf_counter() - started),
