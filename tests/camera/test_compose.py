@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from drivers.camera.training import split
-from drivers.camera.training.compose import Piece, scene
+from drivers.camera.training.compose import Piece, scene, scene_with_hidden
 from drivers.camera.training.dataset import ERRATA, label_names
 
 
@@ -39,3 +39,20 @@ def test_label_errata_correct_the_listed_boxes_and_nothing_else() -> None:
     assert raw[4] == raw[5] == "4S" and corrected[4] == corrected[5] == "3S"
     assert corrected[:4] + corrected[6:] == raw[:4] + raw[6:]
     assert {key for key in ERRATA if key[0] == photo.stem} == {(photo.stem, 5), (photo.stem, 6)}
+
+
+def test_a_scene_with_its_hidden_indices_is_the_same_scene() -> None:
+    """`scene_with_hidden` draws as `scene` does (training's scenes stay what they were) and adds the indices left
+    unlabelled: every marked spot of every piece is either labelled or hidden, never both, unless off the frame."""
+    image = np.full((200, 140, 3), 235, dtype=np.uint8)
+    spots = ((20, 30), (120, 170), (70, 100))
+    piece = Piece(image, tuple((0, float(x), float(y), 30.0) for x, y in spots))
+    hidden_seen = 0
+    for seed in range(12):
+        frame, truths = scene([piece], np.random.default_rng(seed))
+        same_frame, same_truths, hidden = scene_with_hidden([piece], np.random.default_rng(seed))
+        assert np.array_equal(frame, same_frame) and truths == same_truths
+        labelled = {(round(square.x), round(square.y)) for _, square in truths}
+        assert not labelled & {(round(square.x), round(square.y)) for square in hidden}
+        hidden_seen += len(hidden)
+    assert hidden_seen > 0  # pieces overlap and reach the frame's edge in some of these scenes

@@ -98,6 +98,15 @@ def cloth(size: tuple[int, int], rng: np.random.Generator) -> U8:
 def scene(pieces: list[Piece], rng: np.random.Generator,
           size: tuple[int, int] = (1280, 720)) -> tuple[U8, list[tuple[int, Proposal]]]:  # fmt: skip
     """One scene of `size` and its index squares (class, square) in frame pixels."""
+    frame, truths, _ = scene_with_hidden(pieces, rng, size)
+    return frame, truths
+
+
+def scene_with_hidden(pieces: list[Piece], rng: np.random.Generator, size: tuple[int, int] = (1280, 720)
+                      ) -> tuple[U8, list[tuple[int, Proposal]], list[Proposal]]:  # fmt: skip
+    """`scene`, and the squares of the indices it leaves unlabelled though part of them may show: centre covered by
+    a later piece, or closer to the frame's edge than half a side. A read of such an index is neither right nor
+    wrong (`calibrate.scene_leads`). The same draws as `scene`: the same scene for the same generator."""
     width, height = size
     tilt = math.radians(float(rng.uniform(0, 50)))
     table_height = int(height / math.cos(tilt))
@@ -133,17 +142,21 @@ def scene(pieces: list[Piece], rng: np.random.Generator,
     frame = np.asarray(cv2.warpPerspective(table, camera, (width, height), flags=cv2.INTER_AREA,
                                            borderMode=cv2.BORDER_REFLECT), dtype=np.uint8)  # fmt: skip
     truths: list[tuple[int, Proposal]] = []
+    hidden: list[Proposal] = []
     for number, label, x, y, side in placed:
         ix, iy = round(x), round(y)
-        if not (0 <= ix < width and 0 <= iy < table_height) or owner[iy, ix] != number:
-            continue  # off the table, or covered by a later piece
+        if not (0 <= ix < width and 0 <= iy < table_height):
+            continue  # off the table
         points = np.array([[[x, y], [x + side, y], [x, y + side]]], dtype=np.float32)
         (cx, cy), (ax, ay), (bx, by) = cv2.perspectiveTransform(points, camera)[0]
         local = math.sqrt(abs((ax - cx) * (by - cy) - (ay - cy) * (bx - cx)))  # the side, foreshortened on average
+        square = Proposal(float(cx), float(cy), float(local))
         margin = 0.5 * local
-        if margin <= cx < width - margin and margin <= cy < height - margin:
-            truths.append((label, Proposal(float(cx), float(cy), float(local))))
-    return _degrade(frame, rng), truths
+        if owner[iy, ix] == number and margin <= cx < width - margin and margin <= cy < height - margin:
+            truths.append((label, square))
+        elif -margin <= cx < width + margin and -margin <= cy < height + margin:
+            hidden.append(square)  # covered by a later piece, or cut by the frame's edge
+    return _degrade(frame, rng), truths, hidden
 
 
 def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int, negatives: int,

@@ -1,13 +1,15 @@
 """Train the corner-index reader and write it as package data (run in the training venv; see docs/camera.md).
 
     scripts/train-camera            # = .venv-train/bin/python -m drivers.camera.training.train
+    scripts/train-camera --printed 8 --scenes 2000 --skip-baseline   # the shipped network (since 2026-12-06)
 
-Steps, all seeded (SEED): build the crops of the TRAIN and VALIDATION photos of `split.csv` (checked by sha256),
-and of `--scenes` synthetic studio scenes composed from the TRAIN photos (`compose.py`); train a small CNN with
-torch on one thread; fit a temperature on the validation crops (honest probabilities) and pick the confidence
-threshold there; train HOG + linear SVM (cv2.ml) on the same crops for the comparison; write
-`data/index_net.onnx` and `data/index_net.json` (classes, input size, temperature, threshold, the figures), or
-`--out` elsewhere, to compare with the shipped network before replacing it. The test photos are never read here.
+Steps, all seeded (SEED): build the crops of the TRAIN and VALIDATION photos of `split.csv` (checked by sha256), and
+of `--scenes` synthetic studio scenes composed from the TRAIN photos (`compose.py`; with `--drawn` and `--printed`,
+drawn cards and printed decks' cards among them); train a small CNN with torch on one thread; fit a temperature on
+the validation crops (honest probabilities) and pick the confidence threshold there; train HOG + linear SVM (cv2.ml)
+on the same crops for the comparison; write `data/index_net.onnx` and `data/index_net.json` (classes, input size,
+temperature, threshold, the figures), or `--out` elsewhere, to compare with the shipped network before replacing it.
+The test photos are never read here.
 """
 
 from __future__ import annotations
