@@ -97,6 +97,15 @@ def readings(patch: Image, layout: Layout | None = None) -> Iterator[IndexGlyphs
         yield by_shape
 
 
+def index_box(patch: Image) -> Box | None:
+    """The box around the whole index (rank and suit) of the first reading of a rectified corner patch that found
+    both, in patch pixels; None if none did."""
+    for reading in readings(patch):
+        if reading.rank_box is not None and reading.suit_box is not None:
+            return _union([reading.rank_box, reading.suit_box])
+    return None
+
+
 def _plausible(glyphs: IndexGlyphs | None, layout: Layout, shape: tuple[int, ...]) -> IndexGlyphs | None:
     """The reading, if its glyphs are of the size the deck prints them: a speck of a pale rank, or a rank and a pip
     taken together, is not a rank (and then the reading is dropped); a pip of the wrong size is not the suit (and

@@ -3,7 +3,7 @@
 1. `indices.propose`: glyph pairs found in the frame's ink, with no notion of a card (touching and overlapping
    cards, pale tables, a card half under another).
 2. `outline_squares`: where a whole card's outline is found on felt (`detect.find_cards`), the index in each of
-   its two printed corners, located by shape (`glyphs.extract_index`) in the rectified corner and mapped back to
+   its two printed corners, located by shape (`glyphs.index_box`) in the rectified corner and mapped back to
    the frame. On studio felt this frames indices the glyph pairs miss: small or pale ranks that break into specks,
    a suit nearer to a pip than to its rank (measured in docs/camera.md, "Squares from card outlines").
 
@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from drivers.camera.detect import CARD_H, CARD_W, DetectorConfig, Quad, Zone, find_cards, warp, whiteness
-from drivers.camera.glyphs import CORNER, extract_index
+from drivers.camera.glyphs import CORNER, index_box
 from drivers.camera.image_io import Image
 from drivers.camera.indices import SIDE, Proposal, propose
 
@@ -59,12 +59,10 @@ def _index_square(image: Image, quad: Quad) -> Proposal | None:
     """The square around the index in the top-left corner of the card `quad` (clockwise from that corner), turned
     along the index's own vertical; None if no rank over a suit is found there."""
     patch = _without_table(warp(image, quad, CORNER))  # canonical card pixels: the patch starts at the card's corner
-    reading = next((r for r in extract_index(patch) if r.rank_box is not None and r.suit_box is not None), None)
-    if reading is None or reading.rank_box is None or reading.suit_box is None:
+    box = index_box(patch)
+    if box is None:
         return None
-    boxes = (reading.rank_box, reading.suit_box)
-    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
-    x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
+    x0, y0, x1, y1 = box[0], box[1], box[0] + box[2], box[1] + box[3]
     middle_x, middle_y = (x0 + x1) / 2, (y0 + y1) / 2
     # the index's centre and the middles of its four sides, in the frame
     points = np.array([[[middle_x, middle_y], [middle_x, y0], [middle_x, y1], [x0, middle_y], [x1, middle_y]]],

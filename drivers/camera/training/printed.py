@@ -5,7 +5,7 @@ decks". Debian packages the decks of two card-game suites as SVG files, each a d
 font, suit shapes and layout (`DECKS`: the French-suited ones whose courts are lettered J, Q, K, in two colours).
 Each card is rendered with `rsvg-convert` (librsvg2-bin) at `HEIGHT` pixels and its indices are found on the face:
 
-- the top-left index by shape (`glyphs.extract_index`, as the reader finds an index on a card's outline);
+- the top-left index by shape (`glyphs.index_box`, as the reader finds an index on a card's outline);
 - every other printed copy of it (the bottom-right one half a turn round, and the top-right and bottom-left ones
   of decks that print four) by matching that index in the other corners, where symmetry puts it.
 
@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.detect import CARD_H, CARD_W, warp
-from drivers.camera.glyphs import CORNER, extract_index
+from drivers.camera.glyphs import CORNER, index_box
 from drivers.camera.training.compose import Piece
 from drivers.camera.training.dataset import CODES
 
@@ -122,14 +122,11 @@ def index_places(card: U8) -> list[tuple[float, float, float]]:
     its half-turn copy is found too."""
     height, width = card.shape[:2]
     quad = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
-    reading = next((r for r in extract_index(warp(card, quad, CORNER))
-                    if r.rank_box is not None and r.suit_box is not None), None)  # fmt: skip
-    if reading is None or reading.rank_box is None or reading.suit_box is None:
+    box = index_box(warp(card, quad, CORNER))
+    if box is None:
         return []
-    boxes = (reading.rank_box, reading.suit_box)
     sx, sy = width / CARD_W, height / CARD_H  # the corner patch's pixels -> the card's
-    x0, y0 = min(b[0] for b in boxes) * sx, min(b[1] for b in boxes) * sy
-    x1, y1 = max(b[0] + b[2] for b in boxes) * sx, max(b[1] + b[3] for b in boxes) * sy
+    x0, y0, x1, y1 = box[0] * sx, box[1] * sy, (box[0] + box[2]) * sx, (box[1] + box[3]) * sy
     x, y, side = (x0 + x1) / 2, (y0 + y1) / 2, SIDE_SCALE * max(x1 - x0, y1 - y0)
     gray = np.asarray(cv2.cvtColor(card, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
     index = gray[max(0, int(y0) - 2) : int(y1) + 3, max(0, int(x0) - 2) : int(x1) + 3]
@@ -183,8 +180,7 @@ def printed_pieces(per_code: int, seed: int, cache: Path) -> list[Piece]:
     rng = np.random.default_rng(seed)
     decks = {path: deck_cards(path, cache) for path in DECKS}
     pieces = []
-    for code in CODES:
-        label = CODES.index(code)
+    for label, code in enumerate(CODES):
         found = [(card, places) for path, deck in decks.items() if code[:-1] not in OTHER_LETTERS.get(path, "")
                  and (places := index_places(card := deck[code]))]  # fmt: skip
         for _ in range(per_code if found else 0):
