@@ -27,6 +27,9 @@ CARD_ASPECT = 88 / 63  # poker-size and bridge-size cards are 88 mm tall, 63 or 
 CARD_W, CARD_H = 200, 280  # the rectified card, in pixels
 CLEAN_FILL = 0.9  # an outline filling its minimum-area rectangle less well than this is not clearly a card's
 DARK_TABLE = 0.25  # a table whose whiteness is below this share of the cards' is dark enough for thresholds alone
+# Touching cards cut apart: concave corners at least this deep (times the square root of the outline's area) are
+# where two outlines cross, and a piece filling this much of its rectangle is a card (it lacks the overlap's sliver)
+CUT_DEPTH, TOUCHING_FILL = 0.08, 0.75
 LOOK_STEP = 4  # `_clearly_light` looks at every fourth pixel of every fourth row
 
 Box = tuple[int, int, int, int]  # x, y, width, height in frame pixels
@@ -57,6 +60,7 @@ class DetectorConfig:
     zone_margin: float = 0.15  # a zone is searched with this margin (fraction of its size) around it
     refine: bool = True  # snap each side to the card's edge at full resolution
     dark_tables_only: bool = False  # find nothing on a table not clearly darker than the cards (wood, white)
+    cut_touching: bool = False  # cut apart outlines of cards that touch or overlap (`_cut_apart`)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -246,35 +250,86 @@ class _Candidate:
 def _candidates(
     mask: npt.NDArray[np.uint8], scale: float, retrieval: int, config: DetectorConfig, *, region_area: float
 ) -> list[_Candidate]:
-    """Card-shaped outlines in a binary mask of the region shrunk by `scale`."""
+    """Card-shaped outlines in a binary mask of the region shrunk by `scale`; with `config.cut_touching`, the cards
+    of an outline that is no card's shape cut apart where their outlines cross (`_cut_apart`)."""
     min_area = max(config.min_area * region_area, config.min_side**2 * CARD_ASPECT) * scale**2
-    max_area = config.max_area * region_area * scale**2
     # Cheap test first: an outline shorter than the smallest card's perimeter (diagonal steps count 1) is not one.
     min_points = int(0.65 * 2 * (1 + CARD_ASPECT) * np.sqrt(min_area / CARD_ASPECT))
-    low, high = config.aspect
-    mask_h, mask_w = mask.shape
     contours, _ = cv2.findContours(mask, retrieval, cv2.CHAIN_APPROX_NONE)
     found = []
-    for contour in contours:
-        if len(contour) < min_points:
+    for outline in contours:
+        if len(outline) < min_points:
             continue
-        x, y, w, h = cv2.boundingRect(contour)
-        if w * h < min_area:
-            continue
-        area = cv2.contourArea(contour)
-        if not min_area <= area <= max_area or area < 0.45 * w * h:  # even at 45 degrees a card fills half its box
-            continue
-        (_, (rw, rh), _) = cv2.minAreaRect(contour)
-        if min(rw, rh) < config.min_side * scale * 0.9:
-            continue
-        aspect = max(rw, rh) / min(rw, rh)
-        fill = area / (rw * rh)
-        if not low <= aspect <= high or fill < config.min_fill:
-            continue
-        box = _scaled_box((x, y, w, h), scale)
-        cut = x <= 0 or y <= 0 or x + w >= mask_w or y + h >= mask_h
-        found.append(_Candidate(np.asarray(contour, dtype=np.int32), scale, area / scale**2, fill, box, aspect, cut))
+        contour = np.asarray(outline, dtype=np.int32)
+        candidate = _card(contour, mask.shape, scale, config, region_area, config.min_fill)
+        if candidate is not None:
+            found.append(candidate)
+        elif config.cut_touching and cv2.contourArea(contour) >= 1.5 * min_area:
+            pieces = [_card(piece, mask.shape, scale, config, region_area, TOUCHING_FILL) for piece in
+                      _cut_apart(contour)]  # fmt: skip
+            found += [piece for piece in pieces if piece is not None]
     return found
+
+
+def _card(
+    contour: npt.NDArray[np.int32], shape: tuple[int, ...], scale: float, config: DetectorConfig, region_area: float,
+    min_fill: float,
+) -> _Candidate | None:  # fmt: skip
+    """The outline as a candidate card if it has a card's size and shape, else None."""
+    min_area = max(config.min_area * region_area, config.min_side**2 * CARD_ASPECT) * scale**2
+    max_area = config.max_area * region_area * scale**2
+    x, y, w, h = cv2.boundingRect(contour)
+    if w * h < min_area:
+        return None
+    area = cv2.contourArea(contour)
+    if not min_area <= area <= max_area or area < 0.45 * w * h:  # even at 45 degrees a card fills half its box
+        return None
+    (_, (rw, rh), _) = cv2.minAreaRect(contour)
+    if min(rw, rh) < config.min_side * scale * 0.9:
+        return None
+    aspect = max(rw, rh) / min(rw, rh)
+    fill = area / (rw * rh)
+    if not config.aspect[0] <= aspect <= config.aspect[1] or fill < min_fill:
+        return None
+    box = _scaled_box((x, y, w, h), scale)
+    cut = x <= 0 or y <= 0 or x + w >= shape[1] or y + h >= shape[0]
+    return _Candidate(contour, scale, area / scale**2, fill, box, aspect, cut)
+
+
+def _cut_apart(contour: npt.NDArray[np.int32], times: int = 2) -> list[npt.NDArray[np.int32]]:
+    """The pieces of an outline cut along the shortest line between two of its concave corners, and each piece cut
+    again, `times` cuts deep: where two cards touch or overlap, their outlines cross at concave corners, and the
+    line between two such corners divides the cards (a piece lacks the sliver of the other card beyond the line)."""
+    pieces = [contour]
+    for _ in range(times):
+        cut = [_cut(piece) for piece in pieces]
+        if not any(cut):
+            break
+        pieces = [part for piece, parts in zip(pieces, cut, strict=True) for part in (parts or [piece])]
+    return pieces if len(pieces) > 1 else []
+
+
+def _cut(contour: npt.NDArray[np.int32]) -> list[npt.NDArray[np.int32]] | None:
+    """The outline cut in two along the shortest line between two of its concave corners (convexity defects deeper
+    than `CUT_DEPTH` times the square root of its area), or None if it has no two such corners."""
+    if len(contour) < 8:
+        return None
+    try:
+        defects = cv2.convexityDefects(contour, cv2.convexHull(contour, returnPoints=False))
+    except cv2.error:  # an outline that crosses itself has no ordered hull
+        return None
+    if defects is None:
+        return None
+    depth = CUT_DEPTH * math.sqrt(max(cv2.contourArea(contour), 1.0))
+    corners = np.sort(defects[:, 0, 2][defects[:, 0, 3] / 256.0 >= depth])
+    if len(corners) < 2:
+        return None
+    points = contour.reshape(-1, 2)
+    at = points[corners].astype(np.float64)
+    distances = np.sqrt(((at[:, None] - at[None, :]) ** 2).sum(axis=2)) + np.tril(np.full((len(at),) * 2, np.inf))
+    first, second = np.unravel_index(int(np.argmin(distances)), distances.shape)
+    a, b = int(corners[first]), int(corners[second])
+    return [points[a : b + 1].reshape(-1, 1, 2), np.concatenate([points[b:], points[: a + 1]]).reshape(-1, 1, 2)]
 
 
 def _scaled_box(box: Box, scale: float) -> Box:
@@ -298,7 +353,10 @@ def _select(candidates: list[_Candidate]) -> list[_Candidate]:
     fills = np.array([c.fill for c in candidates])
     chosen: list[int] = []
     for index in range(len(candidates)):
-        if chosen and (shared[index, chosen] > 0.3 * box_area[index]).any():
+        # the same card found again (at another level): its box shared, and its outline too (boxes overlap where
+        # cards touch at a slant, outlines do not)
+        near = [other for other in chosen if shared[index, other] > 0.3 * box_area[index]]
+        if any(_overlap(candidates[index], candidates[other]) > 0.3 * areas[index] for other in near):
             continue
         later = np.arange(index + 1, len(candidates))
         inner = later[(areas[later] > 0.05 * areas[index]) & (shared[index, later] > 0.8 * box_area[later])]
@@ -310,6 +368,12 @@ def _select(candidates: list[_Candidate]) -> list[_Candidate]:
             continue  # several cards merged into one outline: the inner candidates are the cards
         chosen.append(index)
     return [candidates[index] for index in chosen]
+
+
+def _overlap(a: _Candidate, b: _Candidate) -> float:
+    """The area (region pixels) shared by the convex hulls of two candidates' outlines."""
+    area, _ = cv2.intersectConvexConvex(cv2.convexHull(a.points), cv2.convexHull(b.points))
+    return float(area)
 
 
 def _fit_quad(points: npt.NDArray[np.float32]) -> Quad:

@@ -14,6 +14,7 @@ from drivers.camera.detect import (
     DetectorConfig,
     Zone,
     _clearly_light,
+    _cut_apart,
     _grey_levels,
     _shrunk,
     find_cards,
@@ -168,3 +169,63 @@ def test_a_table_passed_over_at_a_glance_is_never_one_the_thresholds_call_dark(
 )
 def test_frames_with_no_card_give_no_outline_square(frame: np.ndarray) -> None:
     assert outline_squares(frame) == []
+
+
+def _centre_found(detections: list, corners: np.ndarray, tolerance: float) -> bool:
+    centre = corners.mean(axis=0)
+    return any(math.hypot(*(d.quad.mean(axis=0) - centre)) <= tolerance for d in detections)
+
+
+@pytest.mark.parametrize(("offset", "turn"), [((95, 70), 30.0), ((140, 40), 15.0), ((-60, 130), -55.0)])
+def test_touching_cards_are_cut_apart_into_two_cards(offset: tuple[int, int], turn: float) -> None:
+    """Two cards dealt so that one lies over the other's corner, or side by side at a slant and touching: their
+    outline is one shape, no card's; cut where the outlines cross, each piece is a card and both are found."""
+    frame = _felt()
+    under = _card_corners((560, 330), 150, 0.0)
+    over = _card_corners((560 + offset[0], 330 + offset[1]), 150, turn)
+    _lay(frame, "7C", under)
+    _lay(frame, "KD", over)
+    whole = find_cards(frame, config=DetectorConfig(aspect=(1.0, 2.5), edge_width=0, dark_tables_only=True))
+    assert not (_centre_found(whole, under, 25) and _centre_found(whole, over, 25))  # merged: not both cards
+    found = find_cards(frame, config=OUTLINES)
+    assert _centre_found(found, over, 15), found
+    assert _centre_found(found, under, 35), found  # the card underneath lacks the part under the other
+
+
+def test_an_outline_is_not_cut_where_it_has_no_concave_corners() -> None:
+    card = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], dtype=np.int32).reshape(-1, 1, 2)
+    assert _cut_apart(card) == []
+    # two rectangles overlapping at a corner: two concave corners, one cut, two pieces that together are the outline
+    mask = np.zeros((300, 300), np.uint8)
+    cv2.rectangle(mask, (20, 20), (120, 160), 255, -1)
+    cv2.rectangle(mask, (90, 120), (190, 260), 255, -1)
+    contour = max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=len)
+    pieces = _cut_apart(contour)
+    assert len(pieces) == 2
+    assert sum(len(piece) for piece in pieces) == len(contour) + 2  # each cut corner belongs to both pieces
+    areas = sorted(cv2.contourArea(piece) for piece in pieces)
+    assert areas[0] == pytest.approx(100 * 140, rel=0.25) and areas[1] == pytest.approx(100 * 140, rel=0.25)
+
+
+def test_an_outline_whose_index_is_not_found_is_framed_where_indices_usually_are() -> None:
+    """A card whose top-left index the shape rules do not find (erased here: a pale or broken rank) is still read
+    there: the square at the usual printed place frames it; the other corner's index is framed by its shape."""
+    card, mask = render_card("7C")
+    height, width = card.shape[:2]
+    centres, index_height = _index_centres("7C")
+    x, y = centres[0]
+    erased = card.copy()
+    half = int(0.8 * index_height)
+    erased[max(0, int(y) - half) : int(y) + half, max(0, int(x) - half) : int(x) + half] = card[height // 2, 8]
+    frame = _felt()
+    corners = _card_corners((640, 360), 150, 20.0)
+    source = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(source, corners)
+    warped = cv2.warpPerspective(erased, matrix, (1280, 720), flags=cv2.INTER_AREA)
+    alpha = cv2.warpPerspective(mask, matrix, (1280, 720))[..., None].astype(np.float32) / 255
+    frame[:] = (frame * (1 - alpha) + warped * alpha).astype(np.uint8)
+    on_frame = cv2.perspectiveTransform(centres[None], matrix)[0]
+    side = 1.3 * index_height * 150 / width
+    found = [square for square, _ in outline_squares(frame)]
+    for centre in on_frame:
+        assert any(_frames(square, centre, side, corners[3] - corners[0]) for square in found), (centre, found)
