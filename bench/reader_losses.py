@@ -41,11 +41,13 @@ sys.path.insert(0, str(ROOT))  # for tests.camera.scenes, the renders the benchm
 from bench.camera_bench import HELD_OUT_TOP_DOWN, REAL, STUDIO_SEEDS, TRAIN_TOP_DOWN, _outcome  # noqa: E402
 from drivers.camera.indices import Proposal  # noqa: E402
 from drivers.camera.reader import DEFAULT_MODEL, IndexReader  # noqa: E402
+from drivers.camera.squares import USUAL_INDEX  # noqa: E402
 from drivers.camera.training.dataset import matches  # noqa: E402
 from tests.camera.scenes import Card, card_images, owners, studio_scene, uppermost_at  # noqa: E402
 
-INDEX_CENTRE = (0.090, 0.146)  # fractions of the card's width and height from the corner the index is printed in
-INDEX_SIDE = 0.251  # the index square's side, as a fraction of the card's height
+# where the index is printed: its centre as fractions of the card's width and height from the corner, its square's
+# side as a fraction of the card's height (the reader frames an outline's index there when its shape is not found)
+INDEX_CENTRE, INDEX_SIDE = USUAL_INDEX[:2], USUAL_INDEX[2]
 OUTCOMES = ("right", "confident_wrong", "unsure_right", "unsure_wrong")
 LOSSES = ("covered", "not_framed", "gate", "read_dropped")
 

@@ -2,10 +2,11 @@
 
 1. `indices.propose`: glyph pairs found in the frame's ink, with no notion of a card (touching and overlapping
    cards, pale tables, a card half under another).
-2. `outline_squares`: where a whole card's outline is found on felt (`detect.find_cards`), the index in each of
-   its two printed corners, located by shape (`glyphs.index_box`) in the rectified corner and mapped back to
-   the frame. On studio felt this frames indices the glyph pairs miss: small or pale ranks that break into specks,
-   a suit nearer to a pip than to its rank (measured in docs/camera.md, "Squares from card outlines").
+2. `outline_squares`: where a whole card's outline is found on felt (`detect.find_cards`; touching cards cut
+   apart where their outlines cross), the index in each of its two printed corners, located by shape
+   (`glyphs.index_box`) in the rectified corner, or where indices usually are if no shape is found there, and
+   mapped back to the frame. On studio felt this frames indices the glyph pairs miss: small or pale ranks that break
+   into specks, a suit nearer to a pip than to its rank (measured in docs/camera.md, "Squares from card outlines").
 
 The reader reads both kinds alike; squares framing the same index vote together (`reader._vote`). Training proposes
 its crops the same way (`training/dataset.py`), so that the network learns the squares it will see.
@@ -52,16 +53,14 @@ def outline_squares(image: Image, zones: Sequence[Zone] = ()) -> list[tuple[Prop
     and for an outline too square to tell its long side (a card seen at a slant), the two sideways corners too."""
     found = []
     for detection in find_cards(image, list(zones), OUTLINES):
-        for quad in detection.orientations():
-            square = _index_square(image, quad)
-            if square is not None:
-                found.append((square, detection.zone))
+        found += [(_index_square(image, quad), detection.zone) for quad in detection.orientations()]
     return found
 
 
-def _index_square(image: Image, quad: Quad) -> Proposal | None:
+def _index_square(image: Image, quad: Quad) -> Proposal:
     """The square around the index in the top-left corner of the card `quad` (clockwise from that corner), turned
-    along the index's own vertical; None if no rank over a suit is found there."""
+    along the index's own vertical; where no rank over a suit is found there, the square where indices usually are
+    (`USUAL_INDEX`)."""
     patch = _without_table(warp(image, quad, CORNER))  # canonical card pixels: the patch starts at the card's corner
     found = index_box(patch)
     if found is None:
