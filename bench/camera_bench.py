@@ -106,7 +106,12 @@ def timing(
             start = time.perf_counter()
             recognizer.read_frame(frame, zones or ())
             times.append((time.perf_counter() - start) * 1000)
-    times.sort()
+    return _summary(times)
+
+
+def _summary(times: list[float]) -> dict[str, Any]:
+    """Milliseconds per frame: median, p90, max, and how many frames."""
+    times = sorted(times)
     return {
         "median": round(statistics.median(times), 2),
         "p90": round(times[int(0.9 * (len(times) - 1))], 2),
@@ -251,10 +256,8 @@ def reader_studio(reader: IndexReader, cards: list[tuple[str, np.ndarray]], size
             tally[_outcome(card.code, [read for read, mine in zip(reads, owned, strict=True) if number in mine])] += 1
         tally["invented"] += sum(1 for read, mine in zip(reads, owned, strict=True)
                                  if mine == {None} and read.confidence >= SURE)  # fmt: skip
-    times.sort()
     return _rates(tally) | {"frames": frames, "tilt_degrees": "0-50", "size": f"{size[0]}x{size[1]}",
-                            "time_ms": {"median": round(statistics.median(times), 2),
-                                        "p90": round(times[int(0.9 * (len(times) - 1))], 2)}}  # fmt: skip
+                            "time_ms": _summary(times)}  # fmt: skip
 
 
 def _in_polygon(read: CardRead, polygon: np.ndarray) -> bool:

@@ -191,7 +191,7 @@ def _unexplained(
     small: npt.NDArray[np.uint8], scale: float, chosen: list[_Candidate], config: DetectorConfig, region_area: float
 ) -> bool:
     """Whether bright areas, at least half a card large, lie outside every card found."""
-    min_area = 0.5 * max(config.min_area * region_area, config.min_side**2 * CARD_ASPECT) * scale**2
+    min_area = 0.5 * _area_bounds(config, region_area, scale)[0]
     _, bright = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     if cv2.countNonZero(bright) < min_area:
         return False  # not enough bright pixels in all for one such area
@@ -252,7 +252,7 @@ def _candidates(
 ) -> list[_Candidate]:
     """Card-shaped outlines in a binary mask of the region shrunk by `scale`; with `config.cut_touching`, the cards
     of an outline that is no card's shape cut apart where their outlines cross (`_cut_apart`)."""
-    min_area = max(config.min_area * region_area, config.min_side**2 * CARD_ASPECT) * scale**2
+    min_area, _ = _area_bounds(config, region_area, scale)
     # Cheap test first: an outline shorter than the smallest card's perimeter (diagonal steps count 1) is not one.
     min_points = int(0.65 * 2 * (1 + CARD_ASPECT) * np.sqrt(min_area / CARD_ASPECT))
     contours, _ = cv2.findContours(mask, retrieval, cv2.CHAIN_APPROX_NONE)
@@ -276,8 +276,7 @@ def _card(
     min_fill: float,
 ) -> _Candidate | None:  # fmt: skip
     """The outline as a candidate card if it has a card's size and shape, else None."""
-    min_area = max(config.min_area * region_area, config.min_side**2 * CARD_ASPECT) * scale**2
-    max_area = config.max_area * region_area * scale**2
+    min_area, max_area = _area_bounds(config, region_area, scale)
     x, y, w, h = cv2.boundingRect(contour)
     if w * h < min_area:
         return None
@@ -294,6 +293,12 @@ def _card(
     box = _scaled_box((x, y, w, h), scale)
     cut = x <= 0 or y <= 0 or x + w >= shape[1] or y + h >= shape[0]
     return _Candidate(contour, scale, area / scale**2, fill, box, aspect, cut)
+
+
+def _area_bounds(config: DetectorConfig, region_area: float, scale: float) -> tuple[float, float]:
+    """The smallest and largest card's area, in pixels of the region shrunk by `scale`."""
+    min_area = max(config.min_area * region_area, config.min_side**2 * CARD_ASPECT) * scale**2
+    return min_area, config.max_area * region_area * scale**2
 
 
 def _cut_apart(contour: npt.NDArray[np.int32], times: int = 2) -> list[npt.NDArray[np.int32]]:
