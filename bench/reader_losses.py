@@ -19,7 +19,7 @@ An index's place on the card is the median of 307 indices of the studio deck's t
 (docs/camera.md, "outline squares at the usual printed place"): centre 0.090 of the width and 0.146 of the height
 from the corner, square side 0.251 of the height; the corner opposite too. Judge a change on `--cards train` (the
 default: the training photos' cards, never the held-out ones); `--cards test` is for the report. Prints one JSON
-object.
+object: the counts in all, and by rank (`by_rank`: each rank's outcomes and losses, e.g. `not_found:gate`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from bench.camera_bench import HELD_OUT_TOP_DOWN, REAL, STUDIO_SEEDS, TRAIN_TOP_
 from drivers.camera.indices import Proposal  # noqa: E402
 from drivers.camera.reader import DEFAULT_MODEL, IndexReader  # noqa: E402
 from drivers.camera.squares import USUAL_INDEX  # noqa: E402
-from drivers.camera.training.dataset import matches  # noqa: E402
+from drivers.camera.training.dataset import RANKS, matches  # noqa: E402
 from tests.camera.scenes import Card, card_images, owners, studio_scene, uppermost_at  # noqa: E402
 
 # where the index is printed: its centre as fractions of the card's width and height from the corner, its square's
@@ -79,8 +79,9 @@ def loss(placed: list[Card], number: int, read: list[tuple[Proposal, bool]]) -> 
 
 def losses(reader: IndexReader, cards: list[tuple[str, npt.NDArray[np.uint8]]], size: tuple[int, int],
            frames: int) -> dict[str, Any]:  # fmt: skip
-    """Every card of `frames` renders: its outcome, and for each card not found, its loss."""
+    """Every card of `frames` renders: its outcome, and for each card not found, its loss; in all and by rank."""
     tally: Counter[str] = Counter()
+    by_rank: dict[str, Counter[str]] = {}
     for index in range(frames):
         tilt = 50.0 * index / max(frames - 1, 1)
         frame, placed = studio_scene(cards, size, STUDIO_SEEDS[size] + index, tilt)
@@ -89,7 +90,9 @@ def losses(reader: IndexReader, cards: list[tuple[str, npt.NDArray[np.uint8]]], 
         squares = reader.squares_read(frame)
         for number, card in enumerate(placed):
             outcome = _outcome(card.code, [read for read, mine in zip(reads, owned, strict=True) if number in mine])
-            tally[outcome if outcome != "not_found" else f"not_found:{loss(placed, number, squares)}"] += 1
+            outcome = outcome if outcome != "not_found" else f"not_found:{loss(placed, number, squares)}"
+            tally[outcome] += 1
+            by_rank.setdefault(card.code[:-1], Counter())[outcome] += 1
     total = sum(tally.values())
     return {
         "frames": frames,
@@ -97,6 +100,8 @@ def losses(reader: IndexReader, cards: list[tuple[str, npt.NDArray[np.uint8]]], 
         "outcomes": {key: tally[key] for key in OUTCOMES},
         "not_found": {key: tally[f"not_found:{key}"] for key in LOSSES},
         "read_right": round(tally["right"] / max(total, 1), 4),
+        # outcomes and losses of each rank's cards, the ones that happened: a rank the reader loses stands out
+        "by_rank": {rank: dict(sorted(by_rank[rank].items())) for rank in sorted(by_rank, key=RANKS.index)},
     }
 
 

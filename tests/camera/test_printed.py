@@ -104,3 +104,28 @@ def test_a_deck_not_listed_or_changed_is_refused(tmp_path: Path, monkeypatch: py
     with pytest.raises(ValueError, match="SHA-256"):
         deck_cards(deck, tmp_path / "cache")
     assert not (tmp_path / "cache").exists()  # nothing rendered from a file refused
+
+
+def test_the_unseen_cards_are_every_found_card_the_training_draw_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`unseen_pieces` (what `bench/unseen_printed.py` measures on) holds no card `printed_pieces` draws for
+    training, and the two together hold every card of the decks whose indices are found, each once. Three decks of
+    drawn faces stand in for the Debian ones: one prints no index on its queens, one letters its jack otherwise."""
+    codes = ["AS", "QH", "JC", "7D"]
+    faces = {code: face(code)[0] for code in codes}
+    decks = {Path(f"/deck{n}.svgz"): {code: faces[code].copy() + n for code in codes} for n in range(3)}
+    decks[Path("/deck1.svgz")]["QH"][:] = 240  # blank: no index found
+    monkeypatch.setattr(printed, "CODES", tuple(codes))
+    monkeypatch.setattr(printed, "_decks", lambda cache: decks)
+    monkeypatch.setitem(printed.OTHER_LETTERS, Path("/deck2.svgz"), "J")
+    drawn = printed.printed_pieces(2, 7, Path("unused"))
+    unseen = printed.unseen_pieces(2, 7, Path("unused"))
+
+    def cards(pieces: list) -> list[tuple[int, int]]:  # (label, the deck it came from: its faces are lightened by n)
+        return [(piece.truths[0][0], int(piece.image[0, 0, 0]) - 240) for piece in pieces]
+
+    assert len(drawn) == 2 * len(codes)
+    assert not set(cards(drawn)) & set(cards(unseen))
+    assert len(set(cards(unseen))) == len(cards(unseen))
+    found = {(label, n) for label, code in enumerate(codes) for n in range(3)} - {(1, 1), (2, 2)}
+    assert set(cards(drawn)) | set(cards(unseen)) == found
+    assert all(len(piece.truths) == 2 for piece in drawn + unseen)  # both printed corners labelled

@@ -57,3 +57,11 @@ def test_the_losses_add_up_and_read_right_is_the_benchmarks() -> None:
     assert result["outcomes"]["confident_wrong"] == benchmark["confident_wrong"]
     not_found = benchmark["errors"]["not_found"]
     assert sum(result["not_found"].values()) == not_found
+    # by rank: every card counted once, under its own rank, with the same outcomes and losses as in all
+    by_rank = result["by_rank"]
+    assert set(by_rank) <= {code[:-1] for code, _ in cards}
+    assert sum(sum(counts.values()) for counts in by_rank.values()) == 18
+    for key in OUTCOMES:
+        assert sum(counts.get(key, 0) for counts in by_rank.values()) == result["outcomes"][key]
+    for key in LOSSES:
+        assert sum(counts.get(f"not_found:{key}", 0) for counts in by_rank.values()) == result["not_found"][key]

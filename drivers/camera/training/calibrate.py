@@ -34,7 +34,7 @@ import numpy as np
 from drivers.camera.image_io import Image, load_image
 from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader
 from drivers.camera.recognize import CardRead
-from drivers.camera.training.compose import roboflow_pieces, scene_with_hidden
+from drivers.camera.training.compose import Piece, roboflow_pieces, scene_with_hidden
 from drivers.camera.training.dataset import CODES, labels
 from drivers.camera.training.split import read
 
@@ -70,7 +70,12 @@ def scene_frames(paths: list[Path], scenes: int, seed: int) -> list[Frame]:
     centres: many more reads than the photos give, at the index sizes and angles of a studio, so that the threshold
     rests on more than a few errors. Composed once (about 0.17 s and 2.8 MB a scene) and judged at every gate cut
     tried."""
-    pieces = roboflow_pieces(paths)
+    return composed_frames(roboflow_pieces(paths), scenes, seed)
+
+
+def composed_frames(pieces: list[Piece], scenes: int, seed: int) -> list[Frame]:
+    """`scenes` scenes composed from the pieces (`compose.scene_with_hidden`), with their labelled index centres and
+    those of the indices they show in part, unlabelled (`HIDDEN`)."""
     rng = np.random.default_rng(seed)
     frames = []
     for _ in range(scenes):

@@ -177,13 +177,33 @@ def deck_cards(path: Path, cache: Path) -> dict[str, U8]:
 def printed_pieces(per_code: int, seed: int, cache: Path) -> list[Piece]:
     """`per_code` cards of each code, each from a deck drawn at random among those that print it with its letter and
     whose card of that code has its indices found (`index_places`)."""
+    return [piece for piece, drawn in _draw(_decks(cache), per_code, seed) if drawn]
+
+
+def unseen_pieces(per_code: int, seed: int, cache: Path) -> list[Piece]:
+    """The cards `printed_pieces(per_code, seed)` never draws, of the same decks: cards the network never saw, printed
+    in designs it learned from other cards of (for measuring, `bench/unseen_printed.py`; a training's `per_code` and
+    seed are in its `.json`, `printed` and `seed` + 4)."""
+    return [piece for piece, drawn in _draw(_decks(cache), per_code, seed) if not drawn]
+
+
+def _decks(cache: Path) -> dict[Path, dict[str, U8]]:
+    return {path: deck_cards(path, cache) for path in DECKS}
+
+
+def _draw(decks: dict[Path, dict[str, U8]], per_code: int, seed: int) -> list[tuple[Piece, bool]]:
+    """Every card with its indices found, as a piece, and whether the draw takes it: for each code, `per_code` draws
+    (with replacement) among the decks that print it with its letter; the drawn ones first, in the order drawn."""
     rng = np.random.default_rng(seed)
-    decks = {path: deck_cards(path, cache) for path in DECKS}
-    pieces = []
+    drawn: list[tuple[Piece, bool]] = []
+    left: list[tuple[Piece, bool]] = []
     for label, code in enumerate(CODES):
-        found = [(card, places) for path, deck in decks.items() if code[:-1] not in OTHER_LETTERS.get(path, "")
-                 and (places := index_places(card := deck[code]))]  # fmt: skip
-        for _ in range(per_code if found else 0):
-            card, places = found[int(rng.integers(len(found)))]
-            pieces.append(Piece(card, tuple((label, x, y, side) for x, y, side in places)))
-    return pieces
+        found = [
+            Piece(card, tuple((label, x, y, side) for x, y, side in places))
+            for path, deck in decks.items()
+            if code[:-1] not in OTHER_LETTERS.get(path, "") and (places := index_places(card := deck[code]))
+        ]
+        picks = [int(rng.integers(len(found))) for _ in range(per_code if found else 0)]
+        drawn += [(found[pick], True) for pick in picks]
+        left += [(piece, False) for pick, piece in enumerate(found) if pick not in picks]
+    return drawn + left

@@ -1,0 +1,95 @@
+"""Is the shipped reader's confidence honest on cards it never saw? (issue 11, point 6) Scenes of printed cards the
+network's training did not draw, judged read by read.
+
+    .venv/bin/python bench/unseen_printed.py [--scenes 300] [--seed 99] [--model PATH]
+
+The training lays `printed` cards of each code among its scenes' pieces, each drawn from one of 22 printed deck
+designs (`training/printed.py`; the count and the seed are in the network's `.json`). Every other card of those
+decks whose indices are found is one the network never saw, printed in a design it learned from other cards:
+`printed.unseen_pieces` (619 cards for the shipped network). `--scenes` studio scenes are composed from them as
+`calibrate` composes its validation scenes (`calibrate.composed_frames`: cloth, overlap, a camera up to 50 degrees
+off vertical, glare, blur, noise; 1280 x 720), and every read lying on a labelled index is judged right or wrong
+as `calibrate` judges (`calibrate.lies_on`). Reported: the reads, the right ones, those at or above the network's
+threshold (*sure*), every confident wrong read with its code and the card under it, and the threshold these scenes
+alone would set by `calibrate`'s rule. Not a set any choice is judged on so far: a measure of how far the threshold
+calibrated on the validation photos holds on new cards.
+
+Needs the printed decks' renders in `artifacts/printed-decks/` (`scripts/train-camera --printed 8` installs the
+Debian packages and renders them) and nothing else; about 47 s for 300 scenes on one core.
+Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader  # noqa: E402
+from drivers.camera.training.calibrate import HIDDEN, Frame, composed_frames, lies_on, threshold_of  # noqa: E402
+from drivers.camera.training.printed import unseen_pieces  # noqa: E402
+from drivers.camera.training.train import PRINTED_CACHE  # noqa: E402
+
+
+def judged(reader: IndexReader, frames: list[Frame]) -> list[dict[str, Any]]:
+    """Every read lying on labelled indices only: its lead (the confidence before rescaling), its code, the codes it
+    lies on, and the scene. Reads on an unlabelled index or on none are left out, as `calibrate` leaves them."""
+    threshold, reader.threshold = reader.threshold, 1.0  # confidence / SURE is then the lead
+    try:
+        reads = []
+        for number, (frame, truth) in enumerate(frames):
+            for card in reader.read_frame(frame):
+                under = sorted({label[0] for label in lies_on(card, truth)})
+                if under and HIDDEN not in under:
+                    reads.append({"lead": card.confidence / SURE, "code": card.code, "on": under, "scene": number})
+        return reads
+    finally:
+        reader.threshold = threshold
+
+
+def summary(reads: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
+    wrong = [read for read in reads if read["code"] not in read["on"]]
+    return {
+        "reads": len(reads),
+        "right": len(reads) - len(wrong),
+        "sure_right": sum(1 for read in reads if read["code"] in read["on"] and read["lead"] >= threshold),
+        "confident_wrong": len([read for read in wrong if read["lead"] >= threshold]),
+        "confident_wrong_reads": [
+            {"read": read["code"], "on": read["on"], "lead": round(read["lead"], 3), "scene": read["scene"]}
+            for read in sorted(wrong, key=lambda read: -read["lead"])
+            if read["lead"] >= threshold
+        ],
+        "highest_wrong_leads": sorted((round(read["lead"], 3) for read in wrong), reverse=True)[:5],
+        "threshold": threshold,
+        "threshold_these_scenes_set": threshold_of([read["lead"] for read in wrong]),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=99, help="of the scenes (the cards are the training's leftovers)")
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the reader's ONNX file (and its .json)")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    meta = json.loads(args.model.with_suffix(".json").read_text())
+    if not meta.get("printed"):
+        sys.exit(f"{args.model}: trained without printed decks: every printed card is unseen, none is 'left over'")
+    pieces = unseen_pieces(int(meta["printed"]), int(meta["seed"]) + 4, PRINTED_CACHE)  # train.py's draw
+    reader = IndexReader(args.model)
+    result = {"cards": len(pieces), "scenes": args.scenes} | summary(
+        judged(reader, composed_frames(pieces, args.scenes, args.seed)), reader.threshold
+    )
+    result["command"] = f"python bench/unseen_printed.py --scenes {args.scenes} --seed {args.seed}"
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
