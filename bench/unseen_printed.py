@@ -40,7 +40,8 @@ from drivers.camera.training.train import PRINTED_CACHE  # noqa: E402
 
 def judged(reader: IndexReader, frames: list[Frame]) -> list[dict[str, Any]]:
     """Every read lying on labelled indices only: its lead (the confidence before rescaling), its code, the codes it
-    lies on, and the scene. Reads on an unlabelled index or on none are left out, as `calibrate` leaves them."""
+    lies on, how many of its corners were read, and the scene. Reads on an unlabelled index or on none are left out,
+    as `calibrate` leaves them."""
     threshold, reader.threshold = reader.threshold, 1.0  # confidence / SURE is then the lead
     try:
         reads = []
@@ -48,7 +49,8 @@ def judged(reader: IndexReader, frames: list[Frame]) -> list[dict[str, Any]]:
             for card in reader.read_frame(frame):
                 under = sorted({label[0] for label in lies_on(card, truth)})
                 if under and HIDDEN not in under:
-                    reads.append({"lead": card.confidence / SURE, "code": card.code, "on": under, "scene": number})
+                    reads.append({"lead": card.confidence / SURE, "code": card.code, "on": under, "scene": number,
+                                  "corners": len(card.indices)})  # fmt: skip
         return reads
     finally:
         reader.threshold = threshold
@@ -62,7 +64,13 @@ def summary(reads: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
         "sure_right": sum(1 for read in reads if read["code"] in read["on"] and read["lead"] >= threshold),
         "confident_wrong": len([read for read in wrong if read["lead"] >= threshold]),
         "confident_wrong_reads": [
-            {"read": read["code"], "on": read["on"], "lead": round(read["lead"], 3), "scene": read["scene"]}
+            {
+                "read": read["code"],
+                "on": read["on"],
+                "lead": round(read["lead"], 3),
+                "corners": read["corners"],
+                "scene": read["scene"],
+            }
             for read in sorted(wrong, key=lambda read: -read["lead"])
             if read["lead"] >= threshold
         ],
