@@ -11,8 +11,9 @@ decks whose indices are found is one the network never saw, printed in a design 
 off vertical, glare, blur, noise; 1280 x 720), and every read lying on a labelled index is judged right or wrong
 as `calibrate` judges (`calibrate.lies_on`). Reported: the reads, the right ones, those at or above the network's
 threshold (*sure*), every confident wrong read with its code and the card under it, and the threshold these scenes
-alone would set by `calibrate`'s rule. Not a set any choice is judged on so far: a measure of how far the threshold
-calibrated on the validation photos holds on new cards.
+alone would set by `calibrate`'s rule. A measure of how far the threshold calibrated on the validation photos holds
+on new cards, and a check of choices made on the validation sets (docs/camera.md, "Figures"); no threshold is set on
+it.
 
 Needs the printed decks' renders in `artifacts/printed-decks/` (`scripts/train-camera --printed 8` installs the
 Debian packages and renders them) and nothing else; about 47 s for 300 scenes on one core.
