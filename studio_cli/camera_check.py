@@ -27,6 +27,12 @@ MOSTLY_UNSURE = (
     "most reads were unsure: the deck may be one the network was not trained on, where even a sure read can be "
     "wrong; enroll the deck (studio camera enroll) and check again, or frame the cards larger"
 )
+# Printed, and the check fails, when a sure read is a card that was not laid (--expect): a confident wrong read, which
+# no misread or stability rule would stop (docs/camera.md, "Checking a camera before going live").
+WRONG_CARDS = (
+    "FAILED: the camera read cards surely that were not laid; do not go live with this deck and camera as they are: "
+    "enroll the deck (studio camera enroll), frame the cards larger or light them better, and check again"
+)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -42,6 +48,7 @@ def run_check(args: argparse.Namespace) -> int:
         raise CameraError(str(error)) from None
     tracker: StabilityTracker[None] = StabilityTracker(args.stable, args.min_confidence)
     reports: list[dict[str, Any]] = []
+    wrong_sure: list[dict[str, Any]] = []  # with --expect: sure reads of cards not laid
     read_count = sure_count = 0
     try:
         for number in range(1, args.frames + 1):
@@ -60,6 +67,9 @@ def run_check(args: argparse.Namespace) -> int:
                       "sure": r.confidence >= args.min_confidence} for r in reads]  # fmt: skip
             read_count += len(shown)
             sure_count += sum(read["sure"] for read in shown)
+            if args.expect:
+                wrong_sure += [{"frame": number, "code": read["code"], "confidence": read["confidence"]}
+                               for read in shown if read["sure"] and read["code"] not in args.expect]  # fmt: skip
             _emit(args, {"frame": number, "reads": shown})
             sightings: list[Sighting[None]] = [Sighting(r.code, r.confidence, r.box, r.zone) for r in reads]
             for decision in tracker.update(sightings):
@@ -68,9 +78,12 @@ def run_check(args: argparse.Namespace) -> int:
                                 "detail": decision.detail})  # fmt: skip
     finally:
         frames.close()
+    expected = _judged(args.expect, reports, wrong_sure) if args.expect else None
+    failed = 1 if expected and expected["wrong_sure_reads"] else 0
     if args.json:
-        print(json.dumps({"reports": reports, "reads": read_count, "sure_reads": sure_count}))
-        return 0
+        summary = {"reports": reports, "reads": read_count, "sure_reads": sure_count}
+        print(json.dumps(summary | ({"expected": expected} if expected else {})))
+        return failed
     print("would report:" if reports else "would report nothing")
     for report in reports:
         print(f"  frame {report['frame']}: {report['report']} {report['code']} "
@@ -81,7 +94,38 @@ def run_check(args: argparse.Namespace) -> int:
     print(f"reads: {read_count}, sure: {sure_count} ({sure_count / read_count:.0%})")
     if sure_count * 2 < read_count:
         print(MOSTLY_UNSURE)
-    return 0
+    if expected:
+        _print_judged(expected)
+    return failed
+
+
+def _judged(expect: list[str], reports: list[dict[str, Any]], wrong_sure: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reports and the sure reads against the cards laid (`expect`): which were reported as cards, which only as
+    misreads, which not at all; the cards reported that were not laid; every sure read of a card not laid."""
+    cards = {report["code"] for report in reports if report["report"] == "card"}
+    misread = {report["code"] for report in reports if report["report"] == "misread"}
+    return {
+        "laid": expect,
+        "reported": [code for code in expect if code in cards],
+        "misread_only": [code for code in expect if code not in cards and code in misread],
+        "not_reported": [code for code in expect if code not in cards and code not in misread],
+        "wrong_reports": sorted(cards - set(expect)),
+        "wrong_sure_reads": wrong_sure,
+    }
+
+
+def _print_judged(expected: dict[str, Any]) -> None:
+    laid = expected["laid"]
+    print(f"laid {len(laid)}: {len(expected['reported'])} reported as cards, "
+          f"{len(expected['misread_only'])} only as misreads, {len(expected['not_reported'])} not reported"
+          + "".join(f"; {key.replace('_', ' ')}: {', '.join(expected[key])}"
+                    for key in ("misread_only", "not_reported", "wrong_reports") if expected[key]))  # fmt: skip
+    if not expected["wrong_sure_reads"]:
+        print("no sure read of a card not laid")
+        return
+    for read in expected["wrong_sure_reads"]:
+        print(f"  frame {read['frame']}: {read['code']} read surely ({read['confidence']:.2f}), not laid")
+    print(WRONG_CARDS)
 
 
 def _emit(args: argparse.Namespace, line: dict[str, Any]) -> None:

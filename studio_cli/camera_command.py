@@ -9,6 +9,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from studio.domain.cards import parse_cards
+from studio.domain.errors import StudioError
+
 HELP = "learn a deck's rank and suit templates, and read the cards in images"
 EPILOG = """\
 examples:
@@ -16,6 +19,7 @@ examples:
   studio camera recognize table.jpg --json          read every card in table.jpg with the shipped reader
   studio camera recognize --templates deck.npz --zone player=80,300,400,300 frame.png
   studio camera check 0 --frames 100 --zone player=80,300,400,300 --zone banker=700,300,400,300
+  studio camera check 0 --frames 60 --expect 9C,AS,10H,KD   four cards laid: fails if any other card is read surely
 
 Without --templates, recognize and check use the shipped reader, a network trained on many decks: no enrollment is
 needed. With --templates (a deck enrolled with `studio camera enroll`), the deck's templates confirm or override it."""
@@ -33,7 +37,9 @@ CHECK_EPILOG = """\
 INPUT is a folder of images, a video file, an RTSP/HTTP URL or a camera index (0). Each of the first N frames is read
 and its cards printed with their confidence (sure ones as cards, the others as unsure: misreads that would suspend
 the table); at the end, what CameraSource would have reported (a card once read alike and surely in --stable frames in
-a row, a misread otherwise). Exit status 1 if the input cannot be opened."""
+a row, a misread otherwise). With --expect, the cards laid before the camera: every sure read and every report is
+judged against them, and the check fails (exit status 1) if any sure read is a card not laid. Exit status 1 too if the
+input cannot be opened."""
 
 
 def register(commands: Any) -> None:
@@ -100,6 +106,12 @@ def register(commands: Any) -> None:
     )
     check.add_argument("--min-confidence", type=_fraction, default=0.8, metavar="C", help="as for recognize")
     check.add_argument("--stable", type=int, default=3, metavar="K", help="frames a card must be read alike (3)")
+    check.add_argument(
+        "--expect",
+        type=_cards,
+        metavar="CARDS",
+        help="the cards laid before the camera, e.g. 9C,AS,10H: a sure read of any other card fails the check",
+    )
     check.add_argument("--json", action="store_true", help="print JSON lines (one per frame, then the summary)")
     check.set_defaults(run=_run_check)
 
@@ -113,6 +125,16 @@ def _zone(text: str) -> tuple[str, tuple[int, int, int, int]]:
     if not name or w <= 0 or h <= 0:
         raise argparse.ArgumentTypeError(f"{text!r}: a zone needs a name and a positive width and height")
     return name, (x, y, w, h)
+
+
+def _cards(text: str) -> list[str]:
+    try:
+        cards = [card.code for card in parse_cards(text)]
+    except StudioError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if not cards:
+        raise argparse.ArgumentTypeError("--expect needs at least one card code, e.g. 9C,AS,10H")
+    return cards
 
 
 def _fraction(text: str) -> float:

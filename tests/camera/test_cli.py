@@ -175,11 +175,8 @@ def _write(path: Path, data: bytes) -> Path:
     return path
 
 
-def test_check_prints_each_frame_by_zone_and_what_the_camera_would_report(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """`studio camera check` on a folder of frames: one line per frame with each zone's reads and confidence, then
-    the reports the stability rule would make."""
+def _three_frames_of_four_tens(tmp_path: Path) -> Path:
+    """A folder of three frames, each the held-out top-down photo of the four tens (webcam-9-to-ace `cam_image5`)."""
     photo = REAL_DATA / "images" / "test" / "cam_image5.jpg"
     if not photo.is_file():
         pytest.fail(f"the real card photographs are missing: expected {photo}")
@@ -187,6 +184,15 @@ def test_check_prints_each_frame_by_zone_and_what_the_camera_would_report(
     folder.mkdir()
     for index in range(3):
         shutil.copy(photo, folder / f"frame{index}.jpg")
+    return folder
+
+
+def test_check_prints_each_frame_by_zone_and_what_the_camera_would_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`studio camera check` on a folder of frames: one line per frame with each zone's reads and confidence, then
+    the reports the stability rule would make."""
+    folder = _three_frames_of_four_tens(tmp_path)
     assert studio("camera", "check", str(folder), "--frames", "5", "--zone", "left=0,0,480,540", "--json") == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     frames, summary = lines[:-1], lines[-1]
@@ -240,3 +246,31 @@ def test_check_warns_when_most_reads_are_unsure(tmp_path: Path, capsys: pytest.C
     assert studio("camera", "check", str(folder), "--frames", "1") == 0
     text = capsys.readouterr().out.splitlines()
     assert text[-1].startswith(f"reads: {reads}, sure: ") and camera_check.MOSTLY_UNSURE not in text
+
+
+def test_check_with_the_cards_laid_fails_on_a_sure_read_of_a_card_not_laid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--expect`: the four tens of a held-out top-down photo (three frames of it) laid and said so pass the check,
+    each reported as a card; said to be three of them and a 9C, the 10C the camera reads surely fails it (exit 1),
+    in text and in JSON, and the 9C is listed as not reported. A code that is no card is refused."""
+    folder = _three_frames_of_four_tens(tmp_path)
+    assert studio("camera", "check", str(folder), "--frames", "3", "--expect", "10H,10S,10D,10C") == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[-2:] == ["laid 4: 4 reported as cards, 0 only as misreads, 0 not reported",
+                         "no sure read of a card not laid"]  # fmt: skip
+    assert studio("camera", "check", str(folder), "--frames", "3", "--expect", "10h 10s 10d 9c") == 1
+    text = capsys.readouterr().out.splitlines()
+    assert text[-1] == camera_check.WRONG_CARDS
+    assert "not reported: 9C; wrong reports: 10C" in text[-5]
+    assert text[-4:-1] == [f"  frame {n}: 10C read surely (1.00), not laid" for n in (1, 2, 3)]
+    assert studio("camera", "check", str(folder), "--frames", "3", "--expect", "10H,10S,10D,9C", "--json") == 1
+    expected = json.loads(capsys.readouterr().out.splitlines()[-1])["expected"]
+    assert expected["laid"] == ["10H", "10S", "10D", "9C"]
+    assert expected["reported"] == ["10H", "10S", "10D"] and expected["not_reported"] == ["9C"]
+    assert expected["wrong_reports"] == ["10C"]
+    wrong = [(read["frame"], read["code"]) for read in expected["wrong_sure_reads"]]
+    assert wrong == [(1, "10C"), (2, "10C"), (3, "10C")]
+    with pytest.raises(SystemExit):
+        studio("camera", "check", str(folder), "--expect", "10H,ZZ")
+    assert "invalid card code 'ZZ'" in capsys.readouterr().err
