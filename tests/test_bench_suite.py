@@ -198,6 +198,24 @@ def test_a_benchmark_needing_an_unset_variable_is_skipped(
     assert bench.problems(result.to_json()) == []
 
 
+def test_a_benchmark_needing_files_the_checkout_lacks_is_skipped_and_runs_once_they_are_there(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    """`requires_files`: data a new machine may not have (the printed decks' renders of `camera-unseen`)."""
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    write_script(folder, "decks.py", "import json\nprint(json.dumps({'wrong': 0}))\n")
+    benchmark = bench.Benchmark("decks", "decks.py", (bench.Figure("wrong", "wrong", "", bench.equals(0)),),
+                                requires_files=("artifacts/decks",))  # fmt: skip
+    result = bench.run_benchmark(benchmark, quick=False, bench_dir=folder)
+    assert result.status == "skipped" and result.error == "needs artifacts/decks in the checkout"
+    assert bench.problems(result.to_json()) == []
+    (tmp_path / "artifacts" / "decks").mkdir(parents=True)
+    result = bench.run_benchmark(benchmark, quick=False, bench_dir=folder)
+    assert result.status == "ok" and [(figure.value, figure.status) for figure in result.figures] == [(0, "met")]
+    assert next(b for b in bench.BENCHMARKS if b.name == "camera-unseen").requires_files == ("artifacts/printed-decks",)
+
+
 def fake_suite(bench: ModuleType, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A registry of two scripts in `folder`: the first crashes, the second meets one target and misses another."""
     folder.mkdir()
