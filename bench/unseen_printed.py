@@ -36,34 +36,31 @@ sys.path.insert(0, str(ROOT))
 from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader  # noqa: E402
 from drivers.camera.training.calibrate import HIDDEN, Frame, composed_frames, lies_on, threshold_of  # noqa: E402
 from drivers.camera.training.printed import unseen_pieces  # noqa: E402
-from drivers.camera.training.train import PRINTED_CACHE  # noqa: E402
+from drivers.camera.training.train import PRINTED_CACHE, printed_draw_seed  # noqa: E402
 
 
 def judged(reader: IndexReader, frames: list[Frame]) -> list[dict[str, Any]]:
     """Every read lying on labelled indices only: its lead (the confidence before rescaling), its code, the codes it
     lies on, how many of its corners were read, and the scene. Reads on an unlabelled index or on none are left out,
-    as `calibrate` leaves them."""
-    threshold, reader.threshold = reader.threshold, 1.0  # confidence / SURE is then the lead
-    try:
-        reads = []
-        for number, (frame, truth) in enumerate(frames):
-            for card in reader.read_frame(frame):
-                under = sorted({label[0] for label in lies_on(card, truth)})
-                if under and HIDDEN not in under:
-                    reads.append({"lead": card.confidence / SURE, "code": card.code, "on": under, "scene": number,
-                                  "corners": len(card.indices)})  # fmt: skip
-        return reads
-    finally:
-        reader.threshold = threshold
+    as `calibrate` leaves them. The reader is built with threshold 1, as `calibrate` builds it."""
+    reads = []
+    for number, (frame, truth) in enumerate(frames):
+        for card in reader.read_frame(frame):
+            under = sorted({label[0] for label in lies_on(card, truth)})
+            if under and HIDDEN not in under:
+                reads.append({"lead": card.confidence / SURE, "code": card.code, "on": under, "scene": number,
+                              "corners": len(card.indices)})  # fmt: skip
+    return reads
 
 
 def summary(reads: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
     wrong = [read for read in reads if read["code"] not in read["on"]]
+    confident = sorted((read for read in wrong if read["lead"] >= threshold), key=lambda read: -read["lead"])
     return {
         "reads": len(reads),
         "right": len(reads) - len(wrong),
         "sure_right": sum(1 for read in reads if read["code"] in read["on"] and read["lead"] >= threshold),
-        "confident_wrong": len([read for read in wrong if read["lead"] >= threshold]),
+        "confident_wrong": len(confident),
         "confident_wrong_reads": [
             {
                 "read": read["code"],
@@ -72,8 +69,7 @@ def summary(reads: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
                 "corners": read["corners"],
                 "scene": read["scene"],
             }
-            for read in sorted(wrong, key=lambda read: -read["lead"])
-            if read["lead"] >= threshold
+            for read in confident
         ],
         "highest_wrong_leads": sorted((round(read["lead"], 3) for read in wrong), reverse=True)[:5],
         "threshold": threshold,
@@ -91,10 +87,11 @@ def main() -> None:
     meta = json.loads(args.model.with_suffix(".json").read_text())
     if not meta.get("printed"):
         sys.exit(f"{args.model}: trained without printed decks: every printed card is unseen, none is 'left over'")
-    pieces = unseen_pieces(int(meta["printed"]), int(meta["seed"]) + 4, PRINTED_CACHE)  # train.py's draw
+    pieces = unseen_pieces(int(meta["printed"]), printed_draw_seed(int(meta["seed"])), PRINTED_CACHE)
     reader = IndexReader(args.model)
+    threshold, reader.threshold = reader.threshold, 1.0  # confidences then come out as SURE x lead
     result = {"cards": len(pieces), "scenes": args.scenes} | summary(
-        judged(reader, composed_frames(pieces, args.scenes, args.seed)), reader.threshold
+        judged(reader, composed_frames(pieces, args.scenes, args.seed)), threshold
     )
     result["command"] = f"python bench/unseen_printed.py --scenes {args.scenes} --seed {args.seed}"
     print(json.dumps(result, indent=1))

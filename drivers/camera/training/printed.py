@@ -183,7 +183,7 @@ def printed_pieces(per_code: int, seed: int, cache: Path) -> list[Piece]:
 def unseen_pieces(per_code: int, seed: int, cache: Path) -> list[Piece]:
     """The cards `printed_pieces(per_code, seed)` never draws, of the same decks: cards the network never saw, printed
     in designs it learned from other cards of (for measuring, `bench/unseen_printed.py`; a training's `per_code` and
-    seed are in its `.json`, `printed` and `seed` + 4)."""
+    seed: its `.json`'s `printed` and `train.printed_draw_seed` of its `seed`)."""
     return [piece for piece, drawn in _draw(_decks(cache), per_code, seed) if not drawn]
 
 

@@ -88,6 +88,12 @@ def two_head_loss(model: Any, x: Any, y: Any) -> Any:
     return loss
 
 
+def printed_draw_seed(seed: int) -> int:
+    """The seed of the printed decks' draw (`printed.printed_pieces`) in a training seeded `seed` (its `.json`'s
+    `seed`); `printed.unseen_pieces` with it gives the cards that training left out."""
+    return seed + 4
+
+
 def gate_network() -> Any:
     """The cheap first stage: index or not, from the crop shrunk to 16 x 16 (about 130 thousand multiply-adds, a
     twentieth of the reader), so that the reader runs only on the few proposals that may be indices."""
@@ -302,7 +308,7 @@ def main() -> None:
         if args.drawn:
             pieces += drawn_pieces(font_glyphs(), args.drawn, SEED + 3)
         if args.printed:
-            pieces += printed_pieces(args.printed, SEED + 4, args.printed_cache)
+            pieces += printed_pieces(args.printed, printed_draw_seed(SEED), args.printed_cache)
         xs, ys = build_scenes(pieces, SEED + 2, args.scenes, args.scene_views, args.scene_negatives,
                               args.size)  # fmt: skip
         log(f"scenes: {args.scenes} from {len(pieces)} pieces, {len(xs)} crops ({int((ys != NONE).sum())} of indices)")
