@@ -1,7 +1,7 @@
 """Is the shipped reader's confidence honest on cards it never saw? (issue 11, point 6) Scenes of printed cards the
 network's training did not draw, judged read by read.
 
-    .venv/bin/python bench/unseen_printed.py [--scenes 300] [--seed 99] [--model PATH]
+    .venv/bin/python bench/unseen_printed.py [--scenes 300] [--seed 99] [--model PATH] [--also PATH ...]
 
 The training lays `printed` cards of each code among its scenes' pieces, each drawn from one of 22 printed deck
 designs (`training/printed.py`; the count and the seed are in the network's `.json`). Every other card of those
@@ -13,7 +13,8 @@ as `calibrate` judges (`calibrate.lies_on`). Reported: the reads, the right ones
 threshold (*sure*), every confident wrong read with its code and the card under it, and the threshold these scenes
 alone would set by `calibrate`'s rule. A measure of how far the threshold calibrated on the validation photos holds
 on new cards, and a check of choices made on the validation sets (docs/camera.md, "Figures"); no threshold is set on
-it.
+it. Networks trained on different draws (another `--printed` count or seed) left out different cards: `--also`
+names the others, and all are then measured on the cards none of them drew.
 
 Needs the printed decks' renders in `artifacts/printed-decks/` (`scripts/train-camera --printed 8` installs the
 Debian packages and renders them) and nothing else; about 47 s for 300 scenes on one core.
@@ -77,23 +78,33 @@ def summary(reads: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
     }
 
 
+def _printed_draw(model: Path) -> tuple[int, int]:
+    """The printed cards drawn per code and the draw's seed of the training that made `model` (its `.json`)."""
+    meta = json.loads(model.with_suffix(".json").read_text())
+    if not meta.get("printed"):
+        sys.exit(f"{model}: trained without printed decks: every printed card is unseen, none is 'left over'")
+    return int(meta["printed"]), printed_draw_seed(int(meta["seed"]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=300)
     parser.add_argument("--seed", type=int, default=99, help="of the scenes (the cards are the training's leftovers)")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the reader's ONNX file (and its .json)")
+    also = "another network's ONNX file: leave out the cards its training drew too (repeatable)"
+    parser.add_argument("--also", type=Path, action="append", default=[], metavar="MODEL", help=also)
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    meta = json.loads(args.model.with_suffix(".json").read_text())
-    if not meta.get("printed"):
-        sys.exit(f"{args.model}: trained without printed decks: every printed card is unseen, none is 'left over'")
-    pieces = unseen_pieces(int(meta["printed"]), printed_draw_seed(int(meta["seed"])), PRINTED_CACHE)
+    draw, *others = (_printed_draw(model) for model in (args.model, *args.also))
+    pieces = unseen_pieces(*draw, PRINTED_CACHE, also=others)
     reader = IndexReader(args.model)
     threshold, reader.threshold = reader.threshold, 1.0  # confidences then come out as SURE x lead
     result = {"cards": len(pieces), "scenes": args.scenes} | summary(
         judged(reader, composed_frames(pieces, args.scenes, args.seed)), threshold
     )
-    result["command"] = f"python bench/unseen_printed.py --scenes {args.scenes} --seed {args.seed}"
+    result["command"] = f"python bench/unseen_printed.py --scenes {args.scenes} --seed {args.seed}" + "".join(
+        f" --also {model}" for model in args.also
+    )
     print(json.dumps(result, indent=1))
 
 

@@ -129,3 +129,8 @@ def test_the_unseen_cards_are_every_found_card_the_training_draw_leaves(monkeypa
     found = {(label, n) for label, code in enumerate(codes) for n in range(3)} - {(1, 1), (2, 2)}
     assert set(cards(drawn)) | set(cards(unseen)) == found
     assert all(len(piece.truths) == 2 for piece in drawn + unseen)  # both printed corners labelled
+    # measured beside another training's draw: only the cards neither drew
+    other = set(cards(printed.printed_pieces(3, 8, Path("unused"))))
+    unseen_by_both = printed.unseen_pieces(2, 7, Path("unused"), also=[(3, 8)])
+    assert other - set(cards(drawn))  # the other draw took cards this one left, else the test shows nothing
+    assert cards(unseen_by_both) == [card for card in cards(unseen) if card not in other]

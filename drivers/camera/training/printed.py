@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -177,33 +178,38 @@ def deck_cards(path: Path, cache: Path) -> dict[str, U8]:
 def printed_pieces(per_code: int, seed: int, cache: Path) -> list[Piece]:
     """`per_code` cards of each code, each from a deck drawn at random among those that print it with its letter and
     whose card of that code has its indices found (`index_places`)."""
-    return [piece for piece, drawn in _draw(_decks(cache), per_code, seed) if drawn]
+    return [piece for piece, _, drawn in _draw(_decks(cache), per_code, seed) if drawn]
 
 
-def unseen_pieces(per_code: int, seed: int, cache: Path) -> list[Piece]:
+def unseen_pieces(per_code: int, seed: int, cache: Path, also: Sequence[tuple[int, int]] = ()) -> list[Piece]:
     """The cards `printed_pieces(per_code, seed)` never draws, of the same decks: cards the network never saw, printed
     in designs it learned from other cards of (for measuring, `bench/unseen_printed.py`; a training's `per_code` and
-    seed: its `.json`'s `printed` and `train.printed_draw_seed` of its `seed`)."""
-    return [piece for piece, drawn in _draw(_decks(cache), per_code, seed) if not drawn]
+    seed: its `.json`'s `printed` and `train.printed_draw_seed` of its `seed`). `also`: other trainings' (`per_code`,
+    seed); the cards they draw are left out too, so that networks trained on different draws are measured on the
+    same cards, none of which any of them saw."""
+    decks = _decks(cache)
+    seen = {card for other in also for _, card, drawn in _draw(decks, *other) if drawn}
+    return [piece for piece, card, drawn in _draw(decks, per_code, seed) if not drawn and card not in seen]
 
 
 def _decks(cache: Path) -> dict[Path, dict[str, U8]]:
     return {path: deck_cards(path, cache) for path in DECKS}
 
 
-def _draw(decks: dict[Path, dict[str, U8]], per_code: int, seed: int) -> list[tuple[Piece, bool]]:
-    """Every card with its indices found, as a piece, and whether the draw takes it: for each code, `per_code` draws
-    (with replacement) among the decks that print it with its letter; the drawn ones first, in the order drawn."""
+def _draw(decks: dict[Path, dict[str, U8]], per_code: int, seed: int) -> list[tuple[Piece, tuple[Path, str], bool]]:
+    """Every card with its indices found, as a piece, with its deck and code and whether the draw takes it: for each
+    code, `per_code` draws (with replacement) among the decks that print it with its letter; the drawn ones first, in
+    the order drawn."""
     rng = np.random.default_rng(seed)
-    drawn: list[tuple[Piece, bool]] = []
-    left: list[tuple[Piece, bool]] = []
+    drawn: list[tuple[Piece, tuple[Path, str], bool]] = []
+    left: list[tuple[Piece, tuple[Path, str], bool]] = []
     for label, code in enumerate(CODES):
         found = [
-            Piece(card, tuple((label, x, y, side) for x, y, side in places))
+            (Piece(card, tuple((label, x, y, side) for x, y, side in places)), (path, code))
             for path, deck in decks.items()
             if code[:-1] not in OTHER_LETTERS.get(path, "") and (places := index_places(card := deck[code]))
         ]
         picks = [int(rng.integers(len(found))) for _ in range(per_code if found else 0)]
-        drawn += [(found[pick], True) for pick in picks]
-        left += [(piece, False) for pick, piece in enumerate(found) if pick not in picks]
+        drawn += [(*found[pick], True) for pick in picks]
+        left += [(*card, False) for pick, card in enumerate(found) if pick not in picks]
     return drawn + left
