@@ -9,7 +9,8 @@ drawn cards and printed decks' cards among them); train a small CNN with torch o
 the validation crops (honest probabilities) and pick the confidence threshold there; train HOG + linear SVM (cv2.ml)
 on the same crops for the comparison; write `data/index_net.onnx` and `data/index_net.json` (classes, input size,
 temperature, threshold, the figures), or `--out` elsewhere, to compare with the shipped network before replacing it.
-The test photos are never read here.
+The test photos are never read here. The shipped reader then gets its club-against-spade check (`club_spade.py`,
+which rebuilds these crops with `training_crops`) and its threshold (`calibrate.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +88,47 @@ def two_head_loss(model: Any, x: Any, y: Any) -> Any:
     if bool(index.any()):
         loss = loss + f.cross_entropy(suit[index], y[index] % 4, label_smoothing=0.05)
     return loss
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What a reader's training crops are made of (its `.json` records each)."""
+
+    views: int
+    scenes: int
+    scene_views: int
+    drawn: int
+    printed: int
+    printed_cache: Path = PRINTED_CACHE
+
+    @classmethod
+    def of(cls, settings: Any) -> Recipe:
+        """From `train.py`'s options or a trained reader's `.json` (as a namespace)."""
+        return cls(settings.views, settings.scenes, settings.scene_views, settings.drawn, settings.printed,
+                   getattr(settings, "printed_cache", PRINTED_CACHE))  # fmt: skip
+
+
+def training_crops(recipe: Recipe, size: int, negatives: int, scene_negatives: int, log: Any
+                   ) -> tuple[tuple[ARRAY, ARRAY], tuple[ARRAY, ARRAY]]:  # fmt: skip
+    """The training crops and classes (the train photos' and `recipe.scenes` composed scenes') and the validation
+    ones, `size` pixels a side, with `negatives` far proposals a photo (`scene_negatives` a scene), all seeded by
+    `SEED`: the same arguments give the same crops."""
+    sets = read(check=True)
+    roboflow = [path for path in sets["train"] if "roboflow" in str(path)]
+    validation = [path for path in sets["validation"] if "roboflow" in str(path)]
+    x, y = build(roboflow, SEED, recipe.views, negatives, size)
+    if recipe.scenes:
+        cards = {path for path in sets["train"] if WEBCAM in str(path) and path.suffix.lower() == ".jpg"}
+        pieces = roboflow_pieces(roboflow) + card_pieces(default_data() / WEBCAM, cards)
+        if recipe.drawn:
+            pieces += drawn_pieces(font_glyphs(), recipe.drawn, SEED + 3)
+        if recipe.printed:
+            pieces += printed_pieces(recipe.printed, printed_draw_seed(SEED), recipe.printed_cache)
+        xs, ys = build_scenes(pieces, SEED + 2, recipe.scenes, recipe.scene_views, scene_negatives, size)
+        indices = int((ys != NONE).sum())
+        log(f"scenes: {recipe.scenes} from {len(pieces)} pieces, {len(xs)} crops ({indices} of indices)")
+        x, y = np.concatenate([x, xs]), np.concatenate([y, ys])
+    return (x, y), build(validation, SEED + 1, 4, negatives, size)
 
 
 def printed_draw_seed(seed: int) -> int:
@@ -296,24 +339,9 @@ def main() -> None:
     def log(text: str) -> None:
         print(f"[{time.perf_counter() - started:6.0f} s] {text}", flush=True)
 
-    sets = read(check=True)
-    roboflow = [path for path in sets["train"] if "roboflow" in str(path)]
-    validation = [path for path in sets["validation"] if "roboflow" in str(path)]
     if args.size % GATE_SIZE:
         parser.error(f"--size must be a multiple of {GATE_SIZE}")
-    x, y = build(roboflow, SEED, args.views, args.negatives, args.size)
-    if args.scenes:
-        cards = {path for path in sets["train"] if WEBCAM in str(path) and path.suffix.lower() == ".jpg"}
-        pieces = roboflow_pieces(roboflow) + card_pieces(default_data() / WEBCAM, cards)
-        if args.drawn:
-            pieces += drawn_pieces(font_glyphs(), args.drawn, SEED + 3)
-        if args.printed:
-            pieces += printed_pieces(args.printed, printed_draw_seed(SEED), args.printed_cache)
-        xs, ys = build_scenes(pieces, SEED + 2, args.scenes, args.scene_views, args.scene_negatives,
-                              args.size)  # fmt: skip
-        log(f"scenes: {args.scenes} from {len(pieces)} pieces, {len(xs)} crops ({int((ys != NONE).sum())} of indices)")
-        x, y = np.concatenate([x, xs]), np.concatenate([y, ys])
-    xv, yv = build(validation, SEED + 1, 4, args.negatives, args.size)
+    (x, y), (xv, yv) = training_crops(Recipe.of(args), args.size, args.negatives, args.scene_negatives, log)
     log(f"crops: {len(x)} train ({int((y != NONE).sum())} of indices), {len(xv)} validation")
     gate_path = args.out.with_name(args.out.stem.replace("_net", "_gate") + ".onnx")
     gate = train_cnn(shrink(x), (y != NONE).astype(np.int64), args.gate_epochs, log, gate_network)
