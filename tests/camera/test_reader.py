@@ -524,7 +524,8 @@ def test_an_index_is_as_sure_as_the_mean_of_its_vote_and_its_other_views() -> No
 
 def test_a_black_read_is_only_as_sure_as_the_club_against_spade_check_allows(monkeypatch: pytest.MonkeyPatch) -> None:
     """`_club_or_spade` multiplies the confidence of each club or spade read by the probability the check gives its
-    suit (the mean of its two views); a red read is left alone, and a reader without the check changes nothing."""
+    suit (the mean of its two views): a veto on top of the network; a red read is left alone, and a reader without
+    the check (as `calibrate` builds it) changes nothing."""
     reader = IndexReader()
     assert reader._club_spade is not None  # the shipped reader has it
     spade_chance = {0: 0.9, 1: 0.7}  # the check's answer for each black index: as framed and half a turn round
@@ -543,8 +544,9 @@ def test_a_black_read_is_only_as_sure_as_the_club_against_spade_check_allows(mon
     assert checked[0].confidence == pytest.approx(0.9 * (1 - 0.9))  # a club the check finds a spade: unsure
     assert checked[1].confidence == 0.9  # red: not asked
     assert checked[2].confidence == pytest.approx(0.9 * 0.7)
-    reader._club_spade = None
-    assert reader._club_or_spade(image, found, half_turned) == found
+    without = IndexReader(club_spade=False)  # as `calibrate` reads: the threshold is the network's own
+    assert without._club_spade is None
+    assert without._club_or_spade(image, found, half_turned) == found
 
 
 def test_a_reader_whose_club_against_spade_check_cannot_be_loaded_is_refused(tmp_path: Path) -> None:
