@@ -1,14 +1,14 @@
 """Train the reader's club-against-spade check and add it to a trained reader (run in the training venv).
 
     .venv-train/bin/python -m drivers.camera.training.club_spade [--model drivers/camera/data/index_net.onnx]
-    .venv/bin/python -m drivers.camera.training.calibrate [--model ...]    # then: its threshold changes with it
 
 The reader's network tells a club from a spade worst of all, and on cards of designs it never saw it does so with a
 confidence no threshold set on the validation photos catches (docs/camera.md, "Limitations"). This second, small
 network reads only that: club or spade, from the black indices' crops of the reader's own training data (the same
 photos, scenes and printed cards, rebuilt from its `.json` with the same seeds, without the crops of non-indices),
 at the reader's crop size. `reader.py` asks it about every index read as a club or a spade and multiplies the read's
-confidence by the probability it gives that suit (`IndexReader._club_or_spade`): it can only make a read less sure.
+confidence by the probability it gives that suit (`IndexReader._club_or_spade`). `calibrate.py` sets the threshold
+without it, so it is a veto: it can only make a read less sure, and the threshold does not change with it.
 Writes `club_spade.onnx` beside the reader and names it in the reader's `.json` (`club_spade`), with its validation
 figures; about 10 minutes on one core (7 to build the crops).
 """
@@ -80,7 +80,7 @@ def main() -> None:
     meta |= {"club_spade": path.name, "club_spade_epochs": args.epochs, "club_spade_train_crops": len(x),
              "club_spade_validation": figures}  # fmt: skip
     meta_path.write_text(json.dumps(meta, indent=2) + "\n")
-    log(f"wrote {path} and updated {meta_path.name}: now run calibrate (the threshold changes with the check)")
+    log(f"wrote {path} and updated {meta_path.name}")
 
 
 if __name__ == "__main__":

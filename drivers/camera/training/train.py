@@ -9,8 +9,8 @@ drawn cards and printed decks' cards among them); train a small CNN with torch o
 the validation crops (honest probabilities) and pick the confidence threshold there; train HOG + linear SVM (cv2.ml)
 on the same crops for the comparison; write `data/index_net.onnx` and `data/index_net.json` (classes, input size,
 temperature, threshold, the figures), or `--out` elsewhere, to compare with the shipped network before replacing it.
-The test photos are never read here. The shipped reader then gets its club-against-spade check (`club_spade.py`,
-which rebuilds these crops with `training_crops`) and its threshold (`calibrate.py`).
+The test photos are never read here. The shipped reader then gets its threshold (`calibrate.py`) and its
+club-against-spade veto (`club_spade.py`, which rebuilds these crops with `training_crops`).
 """
 
 from __future__ import annotations
