@@ -67,8 +67,7 @@ BATCH = 256  # squares per forward pass
 # The other views each index is read in before it is trusted: (turn in degrees, scale of its square). Half a turn, and
 # half a turn in a square 1.1 times larger: of the views compared (docs/camera.md, "The reader's rules around the
 # network"), these read the most validation indices surely with no confident wrong read on the training cards' renders.
-HALF_TURN = (180.0, 1.0)
-CHECKS = (HALF_TURN, (180.0, 1.1))
+CHECKS = ((180.0, 1.0), (180.0, 1.1))
 MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.15 ms on one core
 # An enrolled deck's templates overrule an unsure network read only with a card the network found at least this
 # likely on that card's indices. On renders of the studio deck's training cards (docs/camera.md, "Touching cards cut
@@ -130,6 +129,7 @@ class IndexReader:
                 self._club_spade = cv2.dnn.readNetFromONNX(str(path.with_name(meta["club_spade"])))
             except cv2.error as error:
                 raise TemplatesError(f"{path}: cannot load the club-against-spade check ({error})") from None
+            self._club_spade_size = int(meta.get("club_spade_size", self.size))
         self.templates = Recognizer(templates) if templates is not None else None
         keep_frame_buffers()  # frame-sized arrays reused from frame to frame: a third of a frame's proposal time
 
@@ -207,20 +207,20 @@ class IndexReader:
         views /= np.maximum(views.sum(axis=2, keepdims=True), 1e-6)
         confirmed = [replace(index, confidence=_averaged(index, self._cards.index(index.code), cards, mass))
                      for index, cards, mass in zip(found, views, index_mass, strict=True)]  # fmt: skip
-        return self._club_or_spade(image, confirmed, crops[:, CHECKS.index(HALF_TURN)])
+        return self._club_or_spade(image, confirmed)
 
-    def _club_or_spade(self, image: Image, found: list[_Index], half_turned: npt.NDArray[np.uint8]) -> list[_Index]:
+    def _club_or_spade(self, image: Image, found: list[_Index]) -> list[_Index]:
         """Each index read as a club or a spade, its confidence times the probability the club-against-spade check
-        gives that suit, the mean of its two views (as framed, and half a turn round: `half_turned`, the indices'
-        crops in that view). The network confuses the two black suits more than any other cards, and on decks it
-        never saw it does so surely. The threshold is calibrated without the check, so that it is a veto: it can only
-        make a read less sure (docs/camera.md, "The club-against-spade check": a seventh as many new cards read
-        surely wrong, 2% fewer read surely)."""
+        gives that suit, the mean of its two views (its square as framed and half a turn round, cut at the check's
+        own size). The network confuses the two black suits more than any other cards, and on decks it never saw it
+        does so surely. The threshold is calibrated without the check, so that it is a veto: it can only make a read
+        less sure (docs/camera.md, "The club-against-spade check": a seventh as many new cards read surely wrong)."""
         black = [row for row, index in enumerate(found) if index.code[-1] in "CS"]
         if self._club_spade is None or not black:
             return found
         squares = [found[row].square for row in black]
-        crops = np.concatenate([self._crops(image, squares), half_turned[black]])
+        size = self._club_spade_size
+        crops = np.concatenate([self._crops(image, squares, size=size), self._crops(image, squares, 180.0, size=size)])
         spade = _softmax(_forward(self._club_spade, crops), 1.0)[:, 1].reshape(2, len(black)).mean(axis=0)
         checked = list(found)
         for row, chance in zip(black, spade.tolist(), strict=True):
@@ -228,13 +228,14 @@ class IndexReader:
             checked[row] = replace(found[row], confidence=found[row].confidence * agrees)
         return checked
 
-    def _crops(self, image: Image, squares: list[Proposal], turn: float = 0.0, scale: float = 1.0
-               ) -> npt.NDArray[np.uint8]:  # fmt: skip
-        """The squares cut out of the full-resolution frame at `size` x `size` (turned by `turn` more, `scale` times
-        larger), as N x size x size x 3."""
-        crops = np.empty((len(squares), self.size, self.size, 3), dtype=np.uint8)
-        for row, matrix in enumerate(crop_matrices(squares, self.size, turn, scale)):
-            cv2.warpAffine(image, matrix, (self.size, self.size), crops[row], flags=cv2.INTER_AREA,
+    def _crops(self, image: Image, squares: list[Proposal], turn: float = 0.0, scale: float = 1.0,
+               size: int | None = None) -> npt.NDArray[np.uint8]:  # fmt: skip
+        """The squares cut out of the full-resolution frame at `size` x `size` (the network's, unless given; turned
+        by `turn` more, `scale` times larger), as N x size x size x 3."""
+        size = size or self.size
+        crops = np.empty((len(squares), size, size, 3), dtype=np.uint8)
+        for row, matrix in enumerate(crop_matrices(squares, size, turn, scale)):
+            cv2.warpAffine(image, matrix, (size, size), crops[row], flags=cv2.INTER_AREA,
                            borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
         return crops
 

@@ -524,29 +524,29 @@ def test_an_index_is_as_sure_as_the_mean_of_its_vote_and_its_other_views() -> No
 
 def test_a_black_read_is_only_as_sure_as_the_club_against_spade_check_allows(monkeypatch: pytest.MonkeyPatch) -> None:
     """`_club_or_spade` multiplies the confidence of each club or spade read by the probability the check gives its
-    suit (the mean of its two views): a veto on top of the network; a red read is left alone, and a reader without
-    the check (as `calibrate` builds it) changes nothing."""
+    suit (the mean of its two views, cut at the check's own size): a veto on top of the network; a red read is left
+    alone, and a reader without the check (as `calibrate` builds it) changes nothing."""
     reader = IndexReader()
     assert reader._club_spade is not None  # the shipped reader has it
     spade_chance = {0: 0.9, 1: 0.7}  # the check's answer for each black index: as framed and half a turn round
 
     def check(net: object, crops: np.ndarray) -> np.ndarray:
         assert net is reader._club_spade and len(crops) == 4  # two black indices, two views each
+        assert crops.shape[1:] == (reader._club_spade_size,) * 2 + (3,)
         chances = np.array([spade_chance[row % 2] for row in range(len(crops))])
         return np.log(np.stack([1 - chances, chances], axis=1)).astype(np.float32)
 
     monkeypatch.setattr(reader_module, "_forward", check)
     image = np.full((200, 200, 3), 255, np.uint8)
     found = [_Index(code, 0.9, 0.9, Proposal(50 + 40 * n, 100, 30), None) for n, code in enumerate(("9C", "9H", "9S"))]
-    half_turned = np.zeros((3, reader.size, reader.size, 3), np.uint8)
-    checked = reader._club_or_spade(image, found, half_turned)
+    checked = reader._club_or_spade(image, found)
     assert [index.code for index in checked] == ["9C", "9H", "9S"]
     assert checked[0].confidence == pytest.approx(0.9 * (1 - 0.9))  # a club the check finds a spade: unsure
     assert checked[1].confidence == 0.9  # red: not asked
     assert checked[2].confidence == pytest.approx(0.9 * 0.7)
     without = IndexReader(club_spade=False)  # as `calibrate` reads: the threshold is the network's own
     assert without._club_spade is None
-    assert without._club_or_spade(image, found, half_turned) == found
+    assert without._club_or_spade(image, found) == found
 
 
 def test_a_reader_whose_club_against_spade_check_cannot_be_loaded_is_refused(tmp_path: Path) -> None:
