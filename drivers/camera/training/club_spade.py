@@ -41,15 +41,10 @@ def black_indices(x: train.ARRAY, y: train.ARRAY) -> tuple[train.ARRAY, train.AR
 
 
 def network(size: int) -> Any:
-    """The reader's trunk (three convolution blocks, 16 to 64 channels) with one head of two classes: club, spade."""
+    """The reader's trunk (`train.trunk_layers`) with one head of two classes: club, spade."""
     from torch import nn  # noqa: PLC0415 - torch exists only in the training venv
 
-    def block(a: int, b: int) -> list[Any]:
-        return [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2)]
-
-    return nn.Sequential(*block(3, 16), *block(16, 32), *block(32, 64), nn.Flatten(),
-                         nn.Linear(64 * (size // 8) ** 2, 128), nn.ReLU(), nn.Dropout(0.2),
-                         nn.Linear(128, 2))  # fmt: skip
+    return nn.Sequential(*train.trunk_layers(size), nn.Linear(128, 2))
 
 
 def main() -> None:

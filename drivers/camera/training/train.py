@@ -51,15 +51,10 @@ def network(size: int = SIZE, width: int = WIDTH) -> Any:
     import torch  # noqa: PLC0415 - torch exists only in the training venv
     from torch import nn  # noqa: PLC0415
 
-    def block(a: int, b: int) -> list[Any]:
-        return [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2)]
-
     class Reader(nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:
             super().__init__()
-            self.trunk = nn.Sequential(*block(3, width), *block(width, 2 * width), *block(2 * width, 4 * width),
-                                       nn.Flatten(), nn.Linear(4 * width * (size // 8) ** 2, 128), nn.ReLU(),
-                                       nn.Dropout(0.2))  # fmt: skip
+            self.trunk = nn.Sequential(*trunk_layers(size, width))
             self.rank = nn.Linear(128, len(RANKS) + 1)
             self.suit = nn.Linear(128, 4)
 
@@ -74,6 +69,18 @@ def network(size: int = SIZE, width: int = WIDTH) -> Any:
             return torch.cat([cards, rank[:, len(RANKS) :]], dim=1)
 
     return Reader()
+
+
+def trunk_layers(size: int, width: int = WIDTH) -> list[Any]:
+    """The reader's trunk, as a list of layers: three convolution blocks (`width`, twice and four times that many
+    channels, each halving the crop) and 128 features; `network` puts its heads on it, `club_spade.py` its own."""
+    from torch import nn  # noqa: PLC0415 - torch exists only in the training venv
+
+    def block(a: int, b: int) -> list[Any]:
+        return [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2)]
+
+    return [*block(3, width), *block(width, 2 * width), *block(2 * width, 4 * width), nn.Flatten(),
+            nn.Linear(4 * width * (size // 8) ** 2, 128), nn.ReLU(), nn.Dropout(0.2)]  # fmt: skip
 
 
 def two_head_loss(model: Any, x: Any, y: Any) -> Any:
