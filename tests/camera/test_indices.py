@@ -57,3 +57,49 @@ def test_the_frames_white_is_numpys_99th_percentile_to_the_last_bit(seed: int) -
     rng = np.random.default_rng(seed)
     grey = rng.integers(0, 256, rng.integers(1, 300, 2)).astype(np.uint8)
     assert indices._percentile_99(grey) == float(np.percentile(grey, 99))
+    sample = grey[::4, ::4]  # as `_scan` passes it: a strided view
+    assert indices._percentile_99(sample) == float(np.percentile(sample, 99))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_glyphs_repeated_at_both_scales_are_dropped_after_their_first_copy(seed: int) -> None:
+    """`_distinct` on random boxes, some of them near copies of others: a box is dropped exactly when an earlier one
+    overlaps it by `SAME_GLYPH` (IoU) or more."""
+    rng = np.random.default_rng(seed)
+    corners = rng.uniform(0, 300, (40, 2))
+    sizes = rng.uniform(7, 40, (40, 2))
+    boxes = np.concatenate([corners, corners + sizes], axis=1)
+    copies = boxes[rng.integers(0, 40, 15)] + rng.normal(0, 1.5, (15, 4))
+    boxes = np.concatenate([boxes, copies])[rng.permutation(55)]
+
+    def iou(a: np.ndarray, b: np.ndarray) -> float:
+        across = max(min(a[2], b[2]) - max(a[0], b[0]), 0)
+        down = max(min(a[3], b[3]) - max(a[1], b[1]), 0)
+        union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - across * down
+        return float(across * down / max(union, 1e-6))
+
+    expected = [box.tolist() for k, box in enumerate(boxes)
+                if not any(iou(box, boxes[j]) >= indices.SAME_GLYPH for j in range(k))]  # fmt: skip
+    assert indices._distinct(boxes).tolist() == expected
+    assert len(expected) < 55  # some copies were dropped
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_squares_of_the_same_place_size_and_angle_are_kept_once_the_first_time(seed: int) -> None:
+    """`_dedupe` on random squares, many repeated with small changes: the first square of each place (centre to a
+    tenth of its side), size (to 15%) and angle (to 20 degrees, either way up) is kept, in the order given."""
+    rng = np.random.default_rng(seed)
+    squares = np.stack([rng.uniform(0, 1900, 80), rng.uniform(0, 1000, 80), rng.uniform(9, 120, 80),
+                        rng.uniform(-180, 180, 80)], axis=1)  # fmt: skip
+    squares = np.concatenate([squares, squares[rng.integers(0, 80, 60)] * rng.uniform(0.995, 1.005, (60, 4))])
+
+    def key(square: np.ndarray) -> tuple[float, ...]:
+        x, y, side, angle = square.tolist()
+        return (round(x / (0.1 * side)), round(y / (0.1 * side)), round(math.log(side) / 0.15),
+                round((angle % 180) / 20) % 9)  # fmt: skip
+
+    first: dict[tuple[float, ...], list[float]] = {}
+    for square in squares:
+        first.setdefault(key(square), square.tolist())
+    assert indices._dedupe(squares).tolist() == list(first.values())
+    assert 80 <= len(first) < 140

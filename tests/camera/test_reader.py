@@ -23,7 +23,9 @@ from drivers.camera.image_io import load_image
 from drivers.camera.indices import Proposal, crop_matrices, crop_matrix
 from drivers.camera.reader import (
     DEFAULT_MODEL,
+    MIN_REPORTED,
     PLAUSIBLE,
+    SAME_INDEX,
     SURE,
     IndexReader,
     _averaged,
@@ -491,6 +493,52 @@ def test_each_index_is_read_in_the_one_square_the_gate_finds_likeliest() -> None
     for order in ([0, 1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1, 0], [3, 0, 6, 5, 1, 4, 2]):
         kept = _likeliest_per_index([squares[k] for k in order], likely[order], passed[order])
         assert sorted(np.array(order)[kept].tolist()) == [1, 4, 5]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_squares_kept_per_index_follow_the_rule_whatever_the_frame(seed: int) -> None:
+    """On random squares (clusters of several sizes, some refused by the gate): every square kept passed the gate,
+    no two kept squares frame the same index, and every square that passed but was not kept frames the index of a
+    kept square the gate finds at least as likely."""
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(0, 400, (12, 2))
+    squares = [Proposal(float(x + dx), float(y + dy), float(side)) for (x, y), dx, dy, side in zip(
+        centres[rng.integers(0, 12, 60)], rng.normal(0, 8, 60), rng.normal(0, 8, 60), rng.uniform(15, 45, 60),
+        strict=True)]  # fmt: skip
+    likely = rng.uniform(0, 1, 60).astype(np.float32)
+    likely[rng.integers(0, 60, 10)] = 0.5  # ties
+    passed = rng.uniform(0, 1, 60) < 0.7
+    kept = _likeliest_per_index(squares, likely, passed)
+    assert not (kept & ~passed).any()
+    chosen = np.flatnonzero(kept).tolist()
+    assert all(not _near(squares[a], squares[b], SAME_INDEX) for a in chosen for b in chosen if a < b)
+    for other in np.flatnonzero(passed & ~kept).tolist():
+        assert any(_near(squares[other], squares[k], SAME_INDEX) and likely[k] >= likely[other] for k in chosen)
+
+
+def test_the_club_against_spade_check_is_asked_only_about_reads_above_the_reporting_floor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check can only lower a confidence, so an index already under `MIN_REPORTED` (dropped as noise) is not
+    asked about; an index the check takes under the floor is dropped too."""
+    reader = IndexReader()
+    floor = MIN_REPORTED * reader.threshold / SURE  # the lead that `_rescale`s to the floor
+    leads = (("9C", floor * 0.9), ("9S", 0.9), ("9H", 0.6), ("2C", 0.3))
+    found = [_Index(code, lead, 0.9, Proposal(40 + 50 * n, 100, 30), None) for n, (code, lead) in enumerate(leads)]
+    asked: list[list[str]] = []
+
+    def check(image: object, indices: list[_Index]) -> list[_Index]:
+        asked.append([index.code for index in indices])
+        return [replace(index, confidence=index.confidence * (0.5 if index.code == "2C" else 1.0)) for index in indices]
+
+    monkeypatch.setattr(reader, "_gated", lambda crops, squares: np.ones(len(squares), dtype=bool))
+    monkeypatch.setattr(reader_module, "_vote", lambda *args: found)
+    monkeypatch.setattr(reader, "_confirm", lambda image, voted: voted)
+    monkeypatch.setattr(reader, "_club_or_spade", check)
+    image = np.full((200, 300, 3), 255, np.uint8)
+    read = reader._indices(image, [(index.square, None) for index in found])
+    assert asked == [["9S", "9H", "2C"]]  # the 9C under the floor is not asked about
+    assert [index.code for index in read] == ["9S", "9H"]  # the 2C, halved by the check, fell under the floor
 
 
 def _reading(*shares: tuple[int, float]) -> np.ndarray:
