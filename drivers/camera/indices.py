@@ -38,7 +38,11 @@ SAME_GLYPH = 0.6  # boxes overlapping this much (IoU) are one glyph found twice 
 MAX_GLYPHS = 90  # glyphs kept per scale, the smoothest-surrounded first
 LONE_GLYPHS = 0  # 1: a glyph alone (rank and suit run together) is proposed too; 0: pairs only
 SIDE = 1.3  # a proposal's square is this times the longer side of what it holds
-MIN_LIGHT = 0.4  # mean brightness of the square, as a fraction of the frame's white (card stock)
+# mean brightness of the square (and of a glyph's ring), as a fraction of the frame's white (card stock). The white is
+# the frame's brightest stock: under uneven light a card in shadow has stock at a third of it, and its index square,
+# which reaches past the card's edge onto the table, less still (0.4 until 2026-12-06 missed such cards' indices:
+# docs/camera.md, "Cards in shadow")
+MIN_LIGHT = 0.3
 INK_MIN, INK_MAX = 0.06, 0.6  # fraction of the square that is ink
 RING, RING_INK = 0.25, 0.45  # the ring around a glyph (in glyph sizes) and the most ink it may hold
 # grey levels between a glyph's ink and the card stock around it: 22, not 30, so that a pale rank (a pink or a thin
@@ -118,10 +122,11 @@ def _percentile_99(grey: Image) -> float:
     return b - (b - a) * (1 - weight) if weight >= 0.5 else a + (b - a) * weight
 
 
-def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float) -> npt.NDArray[np.float64]:
+def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float, min_light: float = MIN_LIGHT
+            ) -> npt.NDArray[np.float64]:  # fmt: skip
     """Pieces of ink the size and look of a glyph: rows of x0, y0, x1, y1 in working pixels (times `factor`).
 
-    A glyph is printed on card stock: the ring around its box is light (`MIN_LIGHT` of the frame's white), smooth
+    A glyph is printed on card stock: the ring around its box is light (`min_light` of the frame's white), smooth
     (`RING_SPREAD`), holds little other ink (`RING_INK`), and the glyph's ink is much darker than that ring
     (`GLYPH_CONTRAST`). Cloth texture, wood grain and a pip's neighbours fail one of these."""
     # BBDT: the same components, in the same order, as the default algorithm, in about 60% of its time
@@ -153,7 +158,7 @@ def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float) -> npt.NDArr
     ring_spread = np.sqrt(np.maximum(ring_square - ring_light**2, 0))
     glyph_ink = np.maximum(inner_ink, 1)
     glyph_grey = (_total(sums.grey, inner) - inner_stock) / glyph_ink
-    good = (ring_light >= MIN_LIGHT * sums.white) & (ring_ink / ring_area <= RING_INK) & (
+    good = (ring_light >= min_light * sums.white) & (ring_ink / ring_area <= RING_INK) & (
         ring_light - glyph_grey >= GLYPH_CONTRAST) & (ring_spread <= RING_SPREAD)  # fmt: skip
     # On a textured cloth many pieces pass: the smoothest-surrounded MAX_GLYPHS are kept (a frame's work is bounded).
     order = np.flatnonzero(good)[np.argsort(ring_spread[good], kind="stable")[:MAX_GLYPHS]]
@@ -263,8 +268,10 @@ def _dedupe(squares: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return squares[np.sort(first)]
 
 
-def propose(image: Image, region: tuple[int, int, int, int] | None = None) -> list[Proposal]:
-    """Index proposals in the frame (in `region` = x, y, w, h only, if given), in frame pixels."""
+def propose(image: Image, region: tuple[int, int, int, int] | None = None, min_light: float = MIN_LIGHT
+            ) -> list[Proposal]:  # fmt: skip
+    """Index proposals in the frame (in `region` = x, y, w, h only, if given), in frame pixels. `min_light` is
+    `MIN_LIGHT` but in training, which proposes with the value its recipe records (`train.Recipe.min_light`)."""
     x0, y0 = (region[0], region[1]) if region else (0, 0)
     # a zone copied out whole: OpenCV splits the channels of a strided view at a third of the speed
     view = np.ascontiguousarray(image[y0 : y0 + region[3], x0 : x0 + region[2]]) if region else image
@@ -278,17 +285,18 @@ def propose(image: Image, region: tuple[int, int, int, int] | None = None) -> li
     work = _u8(cv2.resize(view, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)) if scale < 1 else view
     ink, sums = _scan(work)
     half_ink, half_sums = _scan(_u8(cv2.resize(work, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)))
-    boxes = _distinct(np.concatenate([_glyphs(sums, ink, 1.0), _glyphs(half_sums, half_ink, 2.0)]))
+    glyphs = [_glyphs(sums, ink, 1.0, min_light), _glyphs(half_sums, half_ink, 2.0, min_light)]
+    boxes = _distinct(np.concatenate(glyphs))
     squares = _dedupe(_squares(boxes))
     if len(squares) == 0:
         return []
-    squares = squares[_plausible(sums, squares)]
+    squares = squares[_plausible(sums, squares, min_light)]
     factor = 1.0 / scale
     return [Proposal(x0 + cx * factor, y0 + cy * factor, side * factor, angle)
             for cx, cy, side, angle in squares.tolist()]  # fmt: skip
 
 
-def _plausible(sums: _Sums, squares: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+def _plausible(sums: _Sums, squares: npt.NDArray[np.float64], min_light: float = MIN_LIGHT) -> npt.NDArray[np.bool_]:
     """Squares mostly of light card stock with some ink: from integral images, a few operations per square."""
     white, light_sum, ink_sum = sums.white, sums.grey, sums.ink
     height, width = sums.shape
@@ -304,7 +312,7 @@ def _plausible(sums: _Sums, squares: npt.NDArray[np.float64]) -> npt.NDArray[np.
 
     light = total(light_sum) / area / white
     inked = total(ink_sum) / area
-    return (light >= MIN_LIGHT) & (inked >= INK_MIN) & (inked <= INK_MAX) & (area >= 0.5 * (2 * half) ** 2)
+    return (light >= min_light) & (inked >= INK_MIN) & (inked <= INK_MAX) & (area >= 0.5 * (2 * half) ** 2)
 
 
 def crop_matrix(proposal: Proposal, size: int, angle: float = 0.0, stretch: tuple[float, float] = (1.0, 1.0),

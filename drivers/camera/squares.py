@@ -23,7 +23,7 @@ import numpy as np
 from drivers.camera.detect import CARD_H, CARD_W, DetectorConfig, Quad, Zone, find_cards, warp, whiteness
 from drivers.camera.glyphs import CORNER, index_box
 from drivers.camera.image_io import Image
-from drivers.camera.indices import SIDE, Proposal, propose
+from drivers.camera.indices import MIN_LIGHT, SIDE, Proposal, propose
 
 # Cards seen up to 50 degrees off vertical: foreshortening by cos 50 = 0.64 makes a card's long side look as short as
 # 0.9 times its short side, or its aspect as long as 2.2 (88 / 63 / 0.64); the detector's default (1.15 to 1.8) is
@@ -38,13 +38,15 @@ USUAL_INDEX = (0.090, 0.146, 0.251)
 _CANONICAL = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], dtype=np.float32)
 
 
-def squares(image: Image, zones: Sequence[Zone] = ()) -> list[tuple[Proposal, str | None]]:
-    """Every square the reader reads, with the name of the zone it was found in (None: read anywhere)."""
+def squares(image: Image, zones: Sequence[Zone] = (), min_light: float = MIN_LIGHT
+            ) -> list[tuple[Proposal, str | None]]:  # fmt: skip
+    """Every square the reader reads, with the name of the zone it was found in (None: read anywhere). `min_light`
+    as `indices.propose` (training passes the one its recipe records)."""
     found: list[tuple[Proposal, str | None]]
     if zones:
-        found = [(square, zone.name) for zone in zones for square in propose(image, zone.box)]
+        found = [(square, zone.name) for zone in zones for square in propose(image, zone.box, min_light)]
     else:
-        found = [(square, None) for square in propose(image)]
+        found = [(square, None) for square in propose(image, min_light=min_light)]
     return found + outline_squares(image, zones)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -10,6 +12,9 @@ import pytest
 
 from drivers.camera import indices
 from drivers.camera.indices import Proposal, propose
+from drivers.camera.reader import DEFAULT_MODEL
+from drivers.camera.training.dataset import CODES, label_image
+from drivers.camera.training.train import Recipe
 
 
 def _card_with_pip_beside_its_index() -> tuple[np.ndarray, tuple[float, float]]:
@@ -40,6 +45,45 @@ def test_an_index_beside_a_large_pip_is_proposed() -> None:
     frame, centre = _card_with_pip_beside_its_index()
     side = indices.SIDE * 33  # the index (rank over suit) is 33 pixels tall
     assert any(_frames_upright(square, centre, side) for square in propose(frame))
+
+
+def _card_in_shadow() -> tuple[np.ndarray, tuple[float, float]]:
+    """Uneven light: a lit card elsewhere sets the frame's white, and this card, in shadow, has stock at 44% of it.
+    Its index (33 pixels tall) sits at the card's edge, so its square holds some dark table too. The frame and the
+    index's centre."""
+    frame = np.full((720, 1280, 3), 35, np.uint8)  # a dark table
+    cv2.rectangle(frame, (900, 100), (1200, 600), (252, 252, 252), -1)  # a card under the lamp
+    cv2.rectangle(frame, (500, 250), (640, 450), (110, 110, 110), -1)  # a card in shadow
+    cv2.putText(frame, "9", (505, 274), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (15, 15, 15), 2, cv2.LINE_AA)
+    cv2.circle(frame, (511, 286), 6, (15, 15, 15), -1)  # the suit under the rank
+    return cv2.GaussianBlur(frame, (0, 0), 0.7), (511.0, 276.5)
+
+
+def test_the_index_of_a_card_in_shadow_is_proposed() -> None:
+    """With `MIN_LIGHT` 0.4 (until 2026-12-06 night) its square was too dark to propose."""
+    frame, centre = _card_in_shadow()
+    side = indices.SIDE * 33
+    assert any(_frames_upright(square, centre, side) for square in propose(frame))
+    assert not any(_frames_upright(square, centre, side) for square in propose(frame, min_light=0.4))
+
+
+def test_training_proposes_with_the_light_its_recipe_records() -> None:
+    """The shipped network was trained on crops proposed with 0.4 (its `.json`'s `min_light`; a `.json` without it
+    is older, and 0.4 too): rebuilt with that, its crops are the same; a new training proposes as the reader does."""
+    frame, (x, y) = _card_in_shadow()
+    truth = [(CODES.index("9C"), Proposal(x, y, indices.SIDE * 33))]
+    positives = {}
+    for min_light in (indices.MIN_LIGHT, 0.4):
+        crops: list[np.ndarray] = []
+        classes: list[int] = []
+        label_image(frame, truth, 2, 0, np.random.default_rng(0), crops, classes, min_light=min_light)
+        positives[min_light] = classes.count(truth[0][0])
+    # at 0.4 only the card outline's corner square frames it; at the reader's light the glyph pair too
+    assert positives[indices.MIN_LIGHT] > positives[0.4] > 0
+    shipped = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    assert Recipe.of(SimpleNamespace(**shipped)).min_light == shipped["min_light"] == 0.4
+    older = {key: value for key, value in shipped.items() if key != "min_light"}
+    assert Recipe.of(SimpleNamespace(**older)).min_light == 0.4
 
 
 def test_a_glyph_found_at_both_scales_is_kept_once() -> None:

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.indices import Proposal
+from drivers.camera.indices import MIN_LIGHT, Proposal
 from drivers.camera.training.dataset import CODES, SIZE, label_image, labels, load
 
 U8 = npt.NDArray[np.uint8]
@@ -159,8 +159,8 @@ def scene_with_hidden(pieces: list[Piece], rng: np.random.Generator, size: tuple
     return _degrade(frame, rng), truths, hidden
 
 
-def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int, negatives: int,
-                 crop_size: int = SIZE) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:  # fmt: skip
+def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int, negatives: int, crop_size: int = SIZE,
+                 min_light: float = MIN_LIGHT) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:  # fmt: skip
     """Crops and classes from `scenes` composed scenes (a quarter of them 1920 x 1080), labelled as the photos are
     (`dataset.label_image`): `views` views of each index the proposals frame, `negatives` far proposals."""
     rng = np.random.default_rng(seed)
@@ -169,7 +169,7 @@ def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int, negati
     for _ in range(scenes):
         size = (1920, 1080) if rng.random() < 0.25 else (1280, 720)
         frame, truths = scene(pieces, rng, size)
-        label_image(frame, truths, views, negatives, rng, crops, classes, crop_size)
+        label_image(frame, truths, views, negatives, rng, crops, classes, crop_size, min_light)
     return np.stack(crops), np.array(classes, dtype=np.int64)
 
 

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.indices import MIN_LIGHT
 from drivers.camera.reader import gate_input
 from drivers.camera.training.compose import build_scenes, card_pieces, roboflow_pieces
 from drivers.camera.training.dataset import CLASSES, NONE, RANKS, SIZE, build
@@ -107,12 +108,14 @@ class Recipe:
     drawn: int
     printed: int
     printed_cache: Path = PRINTED_CACHE
+    min_light: float = MIN_LIGHT  # the proposals' (`indices.propose`)
 
     @classmethod
     def of(cls, settings: Any) -> Recipe:
-        """From `train.py`'s options or a trained reader's `.json` (as a namespace)."""
+        """From `train.py`'s options or a trained reader's `.json` (as a namespace). A `.json` without `min_light`
+        is of a network trained before 2026-12-06 night, with the proposals' 0.4 of then."""
         return cls(settings.views, settings.scenes, settings.scene_views, settings.drawn, settings.printed,
-                   getattr(settings, "printed_cache", PRINTED_CACHE))  # fmt: skip
+                   getattr(settings, "printed_cache", PRINTED_CACHE), getattr(settings, "min_light", 0.4))  # fmt: skip
 
 
 def training_crops(recipe: Recipe, size: int, negatives: int, scene_negatives: int, log: Any
@@ -123,7 +126,7 @@ def training_crops(recipe: Recipe, size: int, negatives: int, scene_negatives: i
     sets = read(check=True)
     roboflow = [path for path in sets["train"] if "roboflow" in str(path)]
     validation = [path for path in sets["validation"] if "roboflow" in str(path)]
-    x, y = build(roboflow, SEED, recipe.views, negatives, size)
+    x, y = build(roboflow, SEED, recipe.views, negatives, size, recipe.min_light)
     if recipe.scenes:
         cards = {path for path in sets["train"] if WEBCAM in str(path) and path.suffix.lower() == ".jpg"}
         pieces = roboflow_pieces(roboflow) + card_pieces(default_data() / WEBCAM, cards)
@@ -131,11 +134,12 @@ def training_crops(recipe: Recipe, size: int, negatives: int, scene_negatives: i
             pieces += drawn_pieces(font_glyphs(), recipe.drawn, SEED + 3)
         if recipe.printed:
             pieces += printed_pieces(recipe.printed, printed_draw_seed(SEED), recipe.printed_cache)
-        xs, ys = build_scenes(pieces, SEED + 2, recipe.scenes, recipe.scene_views, scene_negatives, size)
+        xs, ys = build_scenes(pieces, SEED + 2, recipe.scenes, recipe.scene_views, scene_negatives, size,
+                              recipe.min_light)  # fmt: skip
         indices = int((ys != NONE).sum())
         log(f"scenes: {recipe.scenes} from {len(pieces)} pieces, {len(xs)} crops ({indices} of indices)")
         x, y = np.concatenate([x, xs]), np.concatenate([y, ys])
-    return (x, y), build(validation, SEED + 1, 4, negatives, size)
+    return (x, y), build(validation, SEED + 1, 4, negatives, size, recipe.min_light)
 
 
 def printed_draw_seed(seed: int) -> int:
@@ -335,6 +339,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=SIZE, help="the reader's crops, pixels a side (16, 32, 48...)")
     parser.add_argument("--width", type=int, default=WIDTH, help="the reader's first convolution's channels")
     parser.add_argument("--seed", type=int, default=SEED, help="the seed of everything random (default %(default)s)")
+    parser.add_argument("--min-light", type=float, default=MIN_LIGHT,
+                        help="the proposals' MIN_LIGHT for the crops (default the reader's, %(default)s)")  # fmt: skip
     args = parser.parse_args()
     SEED = args.seed
     cv2.setNumThreads(1)
@@ -395,6 +401,7 @@ def main() -> None:
         "drawn_fonts": FONTS if args.drawn else {},
         "printed": args.printed,
         "printed_decks": {str(path): digest for path, digest in DECKS.items()} if args.printed else {},
+        "min_light": args.min_light,
         "train_crops": len(x),
         "validation": {"cnn": cnn, "hog_svm": baseline},
         "train_seconds": round(time.perf_counter() - started),
