@@ -314,7 +314,7 @@ def _vote(probabilities: npt.NDArray[np.float32], none: int, classes: list[str],
         weights = index_mass[group]
         vote = (cards[group] * weights[:, None]).sum(axis=0) / max(float(weights.sum()), 1e-6)
         vote = vote / max(float(vote.sum()), 1e-6)
-        first, second = np.argsort(vote)[-1], np.argsort(vote)[-2]
+        second, first = np.argsort(vote)[-2:]
         mass = float(index_mass[seed])
         margin = float(vote[first] - vote[second]) * mass
         found.append(_Index(labels[first], margin, float(vote[first]), square, zone, vote.astype(np.float32), mass))
