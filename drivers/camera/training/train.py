@@ -98,6 +98,10 @@ def two_head_loss(model: Any, x: Any, y: Any) -> Any:
     return loss
 
 
+# `indices.MIN_LIGHT` until 2026-12-06 night: a reader's `.json` without `min_light` had its crops proposed with it
+EARLIER_MIN_LIGHT = 0.4
+
+
 @dataclass(frozen=True)
 class Recipe:
     """What a reader's training crops are made of (its `.json` records each)."""
@@ -112,10 +116,10 @@ class Recipe:
 
     @classmethod
     def of(cls, settings: Any) -> Recipe:
-        """From `train.py`'s options or a trained reader's `.json` (as a namespace). A `.json` without `min_light`
-        is of a network trained before 2026-12-06 night, with the proposals' 0.4 of then."""
+        """From `train.py`'s options or a trained reader's `.json` (as a namespace)."""
         return cls(settings.views, settings.scenes, settings.scene_views, settings.drawn, settings.printed,
-                   getattr(settings, "printed_cache", PRINTED_CACHE), getattr(settings, "min_light", 0.4))  # fmt: skip
+                   getattr(settings, "printed_cache", PRINTED_CACHE),
+                   getattr(settings, "min_light", EARLIER_MIN_LIGHT))  # fmt: skip
 
 
 def training_crops(recipe: Recipe, size: int, negatives: int, scene_negatives: int, log: Any
