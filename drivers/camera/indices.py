@@ -122,8 +122,7 @@ def _percentile_99(grey: Image) -> float:
     return b - (b - a) * (1 - weight) if weight >= 0.5 else a + (b - a) * weight
 
 
-def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float, min_light: float = MIN_LIGHT
-            ) -> npt.NDArray[np.float64]:  # fmt: skip
+def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float, min_light: float) -> npt.NDArray[np.float64]:
     """Pieces of ink the size and look of a glyph: rows of x0, y0, x1, y1 in working pixels (times `factor`).
 
     A glyph is printed on card stock: the ring around its box is light (`min_light` of the frame's white), smooth
@@ -296,7 +295,7 @@ def propose(image: Image, region: tuple[int, int, int, int] | None = None, min_l
             for cx, cy, side, angle in squares.tolist()]  # fmt: skip
 
 
-def _plausible(sums: _Sums, squares: npt.NDArray[np.float64], min_light: float = MIN_LIGHT) -> npt.NDArray[np.bool_]:
+def _plausible(sums: _Sums, squares: npt.NDArray[np.float64], min_light: float) -> npt.NDArray[np.bool_]:
     """Squares mostly of light card stock with some ink: from integral images, a few operations per square."""
     white, light_sum, ink_sum = sums.white, sums.grey, sums.ink
     height, width = sums.shape

@@ -167,11 +167,13 @@ class IndexReader:
         probabilities = _softmax(_forward(self._net, crops), self.temperature)
         # Every index voted is read again, even one whose vote is weak: views that agree may make it sure.
         voted = _vote(probabilities, self._none, self.classes, squares)
-        confirmed = [index for index in self._confirm(image, voted) if self._rescale(index.confidence) >= MIN_REPORTED]
         # The check only ever lowers a confidence, so indices already below the floor are not asked (a third of
         # its crops on the held-out webcam scenes in zones).
-        return [index for index in self._club_or_spade(image, confirmed)
-                if self._rescale(index.confidence) >= MIN_REPORTED]  # fmt: skip
+        return self._reported(self._club_or_spade(image, self._reported(self._confirm(image, voted))))
+
+    def _reported(self, indices: list[_Index]) -> list[_Index]:
+        """The indices at or above the reporting floor (`MIN_REPORTED`, after rescaling); the rest is noise."""
+        return [index for index in indices if self._rescale(index.confidence) >= MIN_REPORTED]
 
     def _gated(self, crops: npt.NDArray[np.uint8], squares: list[Proposal]) -> npt.NDArray[np.bool_]:
         """Which squares the network reads: those the gate passes, the likeliest of each index, `MAX_READ` at most."""
