@@ -27,9 +27,11 @@ CARD_ASPECT = 88 / 63  # poker-size and bridge-size cards are 88 mm tall, 63 or 
 CARD_W, CARD_H = 200, 280  # the rectified card, in pixels
 CLEAN_FILL = 0.9  # an outline filling its minimum-area rectangle less well than this is not clearly a card's
 DARK_TABLE = 0.25  # a table whose whiteness is below this share of the cards' is dark enough for thresholds alone
+LIGHT_TABLE = 0.5  # a table whose whiteness is this share of the cards' or more is far from dark (`_clearly_light`)
 # Touching cards cut apart: concave corners at least this deep (times the square root of the outline's area) are
 # where two outlines cross, and a piece filling this much of its rectangle is a card (it lacks the overlap's sliver)
 CUT_DEPTH, TOUCHING_FILL = 0.08, 0.75
+CONVEX = 0.9  # a card's outline fills this much of its convex hull at least (a slanted card's 0.91 to 0.97)
 LOOK_STEP = 4  # `_clearly_light` looks at every fourth pixel of every fourth row
 
 Box = tuple[int, int, int, int]  # x, y, width, height in frame pixels
@@ -57,6 +59,11 @@ class DetectorConfig:
     min_side: int = 24  # smallest card width in frame pixels: below this its index cannot be read
     aspect: tuple[float, float] = (1.15, 1.8)  # long side / short side (1.4 seen square on; perspective widens it)
     min_fill: float = 0.85  # outline area / minimum-area rectangle area (rounded corners lose ~2%)
+    # A camera far off vertical sees a turned card as a quadrilateral with no right angle, which fills its rectangle
+    # less (0.78 for a card 48 degrees off vertical): an outline filling at least this much, convex (`CONVEX`) and
+    # not two cards cut apart (`cut_touching`), is a card too (1.0: none)
+    slanted_fill: float = 1.0
+    dark_table: float = DARK_TABLE  # a table darker than this share of the cards' whiteness is searched by thresholds
     zone_margin: float = 0.15  # a zone is searched with this margin (fraction of its size) around it
     refine: bool = True  # snap each side to the card's edge at full resolution
     dark_tables_only: bool = False  # find nothing on a table not clearly darker than the cards (wood, white)
@@ -128,7 +135,7 @@ def _find_in(region: Image, config: DetectorConfig) -> list[Quad]:
     small = whiteness(shrunk[-1][1])
     edge_scale, level_scale = 1.0 / edge_factor, 1.0 / level_factor
     low, table, high = _grey_levels(small)
-    dark = table < DARK_TABLE * high
+    dark = table < config.dark_table * high
     if config.dark_tables_only and not dark:
         return []
     region_area = float(height * width)
@@ -178,13 +185,13 @@ def _grey_levels(white: npt.NDArray[np.uint8]) -> tuple[int, int, int]:
 
 
 def _clearly_light(region: Image) -> bool:
-    """Whether the table is far from dark (twice `DARK_TABLE`), told from every `LOOK_STEP`th pixel: a look at a
+    """Whether the table is far from dark (`LIGHT_TABLE`), told from every `LOOK_STEP`th pixel: a look at a
     sixteenth of the pixels, where the shrunk copy the thresholds need cost half a millisecond a zone (a zone with
     its margin is shrunk by 3, off OpenCV's fast path). On 387 photos and halves of them (webcam scenes, phone
     close-ups, top-down photos), the table's share seen so was within 0.06 of the one from the shrunk copy, far
     inside the margin: a table passed over here is never one the thresholds would call dark."""
     _, table, high = _grey_levels(whiteness(region[::LOOK_STEP, ::LOOK_STEP]))
-    return table >= 2 * DARK_TABLE * high
+    return table >= LIGHT_TABLE * high
 
 
 def _unexplained(
@@ -264,10 +271,16 @@ def _candidates(
         candidate = _card(contour, mask.shape, scale, config, region_area, config.min_fill)
         if candidate is not None:
             found.append(candidate)
-        elif config.cut_touching and cv2.contourArea(contour) >= 1.5 * min_area:
+            continue
+        pieces = []
+        if config.cut_touching and cv2.contourArea(contour) >= 1.5 * min_area:
             pieces = [_card(piece, mask.shape, scale, config, region_area, TOUCHING_FILL) for piece in
                       _cut_apart(contour)]  # fmt: skip
             found += [piece for piece in pieces if piece is not None]
+        if config.slanted_fill < config.min_fill and not any(pieces):
+            slanted = _card(contour, mask.shape, scale, config, region_area, config.slanted_fill)
+            if slanted is not None and slanted.area * scale**2 >= CONVEX * cv2.contourArea(cv2.convexHull(contour)):
+                found.append(slanted)
     return found
 
 

@@ -27,10 +27,14 @@ from drivers.camera.indices import MIN_LIGHT, SIDE, Proposal, propose
 
 # Cards seen up to 50 degrees off vertical: foreshortening by cos 50 = 0.64 makes a card's long side look as short as
 # 0.9 times its short side, or its aspect as long as 2.2 (88 / 63 / 0.64); the detector's default (1.15 to 1.8) is
-# for cards seen from above. Only on a table clearly darker than the cards (felt): on wood or a pale table only the
-# edge search finds outlines, and there the glyph pairs do the work (outline squares there read no more of the
-# validation photos and cost 3.6 ms a 1280 x 720 webcam frame on wood; telling that it is no felt costs 1.1 ms).
-OUTLINES = DetectorConfig(aspect=(1.0, 2.5), edge_width=0, dark_tables_only=True, cut_touching=True)
+# for cards seen from above; a card turned on the table and seen far off vertical fills its rectangle less
+# (`slanted_fill`). Only on a table clearly darker than the cards (felt, grey felt under glare included: under 0.4 of
+# the cards' whiteness): on wood or a pale table only the edge search finds outlines, and there the glyph pairs do the
+# work (outline squares there read no more of the validation photos and cost 3.6 ms a 1280 x 720 webcam frame on
+# wood; telling that it is no felt costs 1.1 ms). docs/camera.md, "Slanted cards and grey felt".
+OUTLINES = DetectorConfig(
+    aspect=(1.0, 2.5), slanted_fill=0.75, dark_table=0.4, edge_width=0, dark_tables_only=True, cut_touching=True
+)
 # Where a card's index is usually printed, for an outline whose index shape is not found (a pale or broken rank):
 # centre at 0.090 of the card's width and 0.146 of its height from the corner, square side 0.251 of its height (the
 # median of 307 indices of the studio deck found by shape; most decks print theirs near there)

@@ -4,13 +4,13 @@ in zones; bad frames."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
 
 from drivers.camera.detect import (
-    DARK_TABLE,
     DetectorConfig,
     Zone,
     _clearly_light,
@@ -136,23 +136,25 @@ def test_on_a_pale_table_outlines_are_left_to_the_glyph_pairs() -> None:
     [
         ((40, 105, 35), True, False),
         ((30, 30, 30), True, False),
-        ((90, 90, 90), False, False),
+        ((90, 90, 90), True, False),
+        ((115, 115, 115), False, False),
         ((150, 140, 130), False, True),
         ((205, 215, 225), False, True),
     ],
-    ids=["felt", "black", "grey", "wood", "pale"],
+    ids=["felt", "black", "grey", "light grey", "wood", "pale"],
 )
 def test_a_table_passed_over_at_a_glance_is_never_one_the_thresholds_call_dark(
     table: tuple[int, int, int], dark: bool, clearly_light: bool
 ) -> None:
     """The outline squares look at a sixteenth of the pixels first and pass over a table far from dark; the
-    thresholds' own test (on the frame shrunk by area) decides the rest: a grey table between the two is left to it."""
+    thresholds' own test (on the frame shrunk by area) decides the rest: a grey felt (a third of the cards'
+    whiteness) is searched, a light grey table between the two is left to that test and passed over."""
     frame = np.empty((720, 1280, 3), np.uint8)
     frame[:] = table
     for centre in ((420, 360), (860, 360)):
         _lay(frame, "7C", _card_corners(centre, 150, 25.0))
     _, shade, high = _grey_levels(whiteness(_shrunk(frame, 4)))
-    assert (shade < DARK_TABLE * high) == dark
+    assert (shade < OUTLINES.dark_table * high) == dark
     assert _clearly_light(frame) == clearly_light
     assert bool(outline_squares(frame)) == dark
 
@@ -190,6 +192,19 @@ def test_touching_cards_are_cut_apart_into_two_cards(offset: tuple[int, int], tu
     found = find_cards(frame, config=OUTLINES)
     assert _centre_found(found, over, 15), found
     assert _centre_found(found, under, 35), found  # the card underneath lacks the part under the other
+
+
+@pytest.mark.parametrize("turn", [30.0, 50.0, 125.0])
+def test_a_turned_card_seen_far_off_vertical_is_found(turn: float) -> None:
+    """A card turned on the table and seen 48 degrees off vertical is a quadrilateral with no right angle: it fills
+    its rectangle less than a card seen from above, and only the slanted bound (`slanted_fill`) finds it."""
+    frame = _felt()
+    corners = _card_corners((640, 360), 110, turn, squash=math.cos(math.radians(48)))
+    _lay(frame, "QH", corners)
+    (_, (width, height), _) = cv2.minAreaRect(corners)
+    assert cv2.contourArea(corners) / (width * height) < OUTLINES.min_fill  # what the strict bound turns away
+    assert not _centre_found(find_cards(frame, config=replace(OUTLINES, slanted_fill=1.0)), corners, 10)
+    assert _centre_found(find_cards(frame, config=OUTLINES), corners, 10)
 
 
 def test_an_outline_is_not_cut_where_it_has_no_concave_corners() -> None:
