@@ -270,7 +270,7 @@ def _dedupe(squares: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 def propose(image: Image, region: tuple[int, int, int, int] | None = None, min_light: float = MIN_LIGHT
             ) -> list[Proposal]:  # fmt: skip
     """Index proposals in the frame (in `region` = x, y, w, h only, if given), in frame pixels. `min_light` is
-    `MIN_LIGHT` but in training, which proposes with the value its recipe records (`train.Recipe.min_light`)."""
+    `MIN_LIGHT` but in training, which proposes with the rules its recipe records (`squares.SquareRules`)."""
     x0, y0 = (region[0], region[1]) if region else (0, 0)
     # a zone copied out whole: OpenCV splits the channels of a strided view at a third of the speed
     view = np.ascontiguousarray(image[y0 : y0 + region[3], x0 : x0 + region[2]]) if region else image

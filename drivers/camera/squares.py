@@ -4,9 +4,10 @@
    cards, pale tables, a card half under another).
 2. `outline_squares`: where a whole card's outline is found on felt (`detect.find_cards`; touching cards cut
    apart where their outlines cross), the index in each of its two printed corners, located by shape
-   (`glyphs.index_box`) in the rectified corner, or where indices usually are if no shape is found there, and
-   mapped back to the frame. On studio felt this frames indices the glyph pairs miss: small or pale ranks that break
-   into specks, a suit nearer to a pip than to its rank (measured in docs/camera.md, "Squares from card outlines").
+   (`glyphs.index_box`) in the rectified corner and where indices usually are (when no shape is found there, or
+   one elsewhere), and mapped back to the frame. On studio felt this frames indices the glyph pairs miss: small or
+   pale ranks that break into specks, a suit nearer to a pip than to its rank (measured in docs/camera.md, "Squares
+   from card outlines").
 
 The reader reads both kinds alike; squares framing the same index vote together (`reader._vote`). Training proposes
 its crops the same way (`training/dataset.py`), so that the network learns the squares it will see.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -35,45 +37,87 @@ from drivers.camera.indices import MIN_LIGHT, SIDE, Proposal, propose
 OUTLINES = DetectorConfig(
     aspect=(1.0, 2.5), slanted_fill=0.75, dark_table=0.4, edge_width=0, dark_tables_only=True, cut_touching=True
 )
-# Where a card's index is usually printed, for an outline whose index shape is not found (a pale or broken rank):
-# centre at 0.090 of the card's width and 0.146 of its height from the corner, square side 0.251 of its height (the
-# median of 307 indices of the studio deck found by shape; most decks print theirs near there)
+# Where a card's index is usually printed, squared for an outline whose index shape is not found there (a pale or
+# broken rank, or a pip taken for it): centre at 0.090 of the card's width and 0.146 of its height from the corner,
+# square side 0.251 of its height (the median of 307 indices of the studio deck found by shape; most decks print
+# theirs near there)
 USUAL_INDEX = (0.090, 0.146, 0.251)
+SAME_PLACE = 0.15  # a found index within this many sides of the usual place, and of its size within 15%, is there
+
+
+@dataclass(frozen=True, slots=True)
+class SquareRules:
+    """How the squares are found. A network reads best the squares it learned on, and its training is rebuilt
+    exactly only with the rules its crops were proposed with: its `.json` records their name in `RULES`
+    (`"squares"`, `train.Recipe`). The reader always reads with the newest (`READER_RULES`)."""
+
+    min_light: float = MIN_LIGHT  # the glyph pairs' (`indices.propose`)
+    outlines: DetectorConfig = OUTLINES  # the card outlines' (`detect.find_cards`)
+    usual_place: bool = True  # an outline's index squared where indices usually are too, not only where one is found
+
+
+# Named by the last day the reader found its squares by them (the newest: the day they came). The shipped network
+# (P32) was trained on "2026-12-06": darker card stock not proposed, no slanted outline nor grey felt, one square a
+# corner (docs/camera.md, "Cards in shadow" and "Slanted cards and grey felt").
+RULES = {
+    "2026-12-06": SquareRules(
+        0.4, DetectorConfig(aspect=(1.0, 2.5), edge_width=0, dark_tables_only=True, cut_touching=True), False
+    ),
+    "2026-12-07": SquareRules(),
+}
+NEWEST = "2026-12-07"
+READER_RULES = RULES[NEWEST]
 _CANONICAL = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], dtype=np.float32)
 
 
-def squares(image: Image, zones: Sequence[Zone] = (), min_light: float = MIN_LIGHT
+def squares(image: Image, zones: Sequence[Zone] = (), rules: SquareRules = READER_RULES
             ) -> list[tuple[Proposal, str | None]]:  # fmt: skip
-    """Every square the reader reads, with the name of the zone it was found in (None: read anywhere). `min_light`
-    as `indices.propose` (training passes the one its recipe records)."""
+    """Every square the reader reads, with the name of the zone it was found in (None: read anywhere); training
+    passes the `rules` its recipe records."""
     found: list[tuple[Proposal, str | None]]
     if zones:
-        found = [(square, zone.name) for zone in zones for square in propose(image, zone.box, min_light)]
+        found = [(square, zone.name) for zone in zones for square in propose(image, zone.box, rules.min_light)]
     else:
-        found = [(square, None) for square in propose(image, min_light=min_light)]
-    return found + outline_squares(image, zones)
+        found = [(square, None) for square in propose(image, min_light=rules.min_light)]
+    return found + outline_squares(image, zones, rules)
 
 
-def outline_squares(image: Image, zones: Sequence[Zone] = ()) -> list[tuple[Proposal, str | None]]:
-    """A square on each index of every card whose outline is found (in the zones, if given): both printed corners,
+def outline_squares(image: Image, zones: Sequence[Zone] = (), rules: SquareRules = READER_RULES
+                    ) -> list[tuple[Proposal, str | None]]:  # fmt: skip
+    """Squares on the indices of every card whose outline is found (in the zones, if given): both printed corners,
     and for an outline too square to tell its long side (a card seen at a slant), the two sideways corners too."""
     found = []
-    for detection in find_cards(image, list(zones), OUTLINES):
-        found += [(_index_square(image, quad), detection.zone) for quad in detection.orientations()]
+    for detection in find_cards(image, list(zones), rules.outlines):
+        for quad in detection.orientations():
+            found += [(square, detection.zone) for square in _index_squares(image, quad, rules.usual_place)]
     return found
 
 
-def _index_square(image: Image, quad: Quad) -> Proposal:
-    """The square around the index in the top-left corner of the card `quad` (clockwise from that corner), turned
-    along the index's own vertical; where no rank over a suit is found there, the square where indices usually are
-    (`USUAL_INDEX`)."""
+def _index_squares(image: Image, quad: Quad, usual_place: bool) -> list[Proposal]:
+    """Squares around the index in the top-left corner of the card `quad` (clockwise from that corner), turned along
+    the index's own vertical: where a rank over a suit is found there, and (with `usual_place`, or where none is
+    found) where indices usually are (`USUAL_INDEX`) unless that is the same square. The shape search takes a pip or
+    a court figure's print for the index on small, blurred cards; the gate and the network choose between the two
+    (docs/camera.md, "Slanted cards and grey felt")."""
     patch = _without_table(warp(image, quad, CORNER))  # canonical card pixels: the patch starts at the card's corner
+    cx, cy, side = USUAL_INDEX[0] * CARD_W, USUAL_INDEX[1] * CARD_H, USUAL_INDEX[2] * CARD_H / SIDE
+    usual = _in_frame((cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2), quad)
     found = index_box(patch)
     if found is None:
-        cx, cy, side = USUAL_INDEX[0] * CARD_W, USUAL_INDEX[1] * CARD_H, USUAL_INDEX[2] * CARD_H / SIDE
-        x0, y0, x1, y1 = cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2
-    else:
-        x0, y0, x1, y1 = found[0], found[1], found[0] + found[2], found[1] + found[3]
+        return [usual]
+    shape = _in_frame((found[0], found[1], found[0] + found[2], found[1] + found[3]), quad)
+    if not usual_place or (
+        math.hypot(shape.x - usual.x, shape.y - usual.y) <= SAME_PLACE * usual.side
+        and abs(shape.side / usual.side - 1.0) <= SAME_PLACE
+    ):
+        return [shape]
+    return [shape, usual]
+
+
+def _in_frame(box: tuple[float, float, float, float], quad: Quad) -> Proposal:
+    """The square of the reader around `box` (x0, y0, x1, y1 in the canonical card's pixels) of the card `quad`, in
+    the frame, turned along the card's vertical."""
+    x0, y0, x1, y1 = box
     middle_x, middle_y = (x0 + x1) / 2, (y0 + y1) / 2
     # the index's centre and the middles of its four sides, in the frame
     points = np.array([[[middle_x, middle_y], [middle_x, y0], [middle_x, y1], [x0, middle_y], [x1, middle_y]]],

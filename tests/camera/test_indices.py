@@ -13,6 +13,7 @@ import pytest
 from drivers.camera import indices
 from drivers.camera.indices import Proposal, propose
 from drivers.camera.reader import DEFAULT_MODEL
+from drivers.camera.squares import NEWEST, READER_RULES, RULES
 from drivers.camera.training.dataset import CODES, label_image
 from drivers.camera.training.train import Recipe
 
@@ -67,23 +68,25 @@ def test_the_index_of_a_card_in_shadow_is_proposed() -> None:
     assert not any(_frames_upright(square, centre, side) for square in propose(frame, min_light=0.4))
 
 
-def test_training_proposes_with_the_light_its_recipe_records() -> None:
-    """The shipped network was trained on crops proposed with 0.4 (its `.json`'s `min_light`; a `.json` without it
-    is older, and 0.4 too): rebuilt with that, its crops are the same; a new training proposes as the reader does."""
+def test_training_proposes_with_the_rules_its_recipe_records() -> None:
+    """The shipped network was trained on squares found by the rules of "2026-12-06" (its `.json`'s `"squares"`; a
+    `.json` without it is older, and those rules too): rebuilt with them, its crops are the same; a new training finds
+    its squares as the reader does."""
     frame, (x, y) = _card_in_shadow()
     truth = [(CODES.index("9C"), Proposal(x, y, indices.SIDE * 33))]
     positives = {}
-    for min_light in (indices.MIN_LIGHT, 0.4):
+    for name in ("2026-12-06", NEWEST):
         crops: list[np.ndarray] = []
         classes: list[int] = []
-        label_image(frame, truth, 2, 0, np.random.default_rng(0), crops, classes, min_light=min_light)
-        positives[min_light] = classes.count(truth[0][0])
-    # at 0.4 only the card outline's corner square frames it; at the reader's light the glyph pair too
-    assert positives[indices.MIN_LIGHT] > positives[0.4] > 0
+        label_image(frame, truth, 2, 0, np.random.default_rng(0), crops, classes, rules=RULES[name])
+        positives[name] = classes.count(truth[0][0])
+    # with the earlier rules only the card outline's corner square frames it; with the reader's the glyph pair too
+    assert positives[NEWEST] > positives["2026-12-06"] > 0
+    assert RULES["2026-12-06"].min_light == 0.4 and RULES[NEWEST] == READER_RULES
     shipped = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
-    assert Recipe.of(SimpleNamespace(**shipped)).min_light == shipped["min_light"] == 0.4
-    older = {key: value for key, value in shipped.items() if key != "min_light"}
-    assert Recipe.of(SimpleNamespace(**older)).min_light == 0.4
+    assert Recipe.of(SimpleNamespace(**shipped)).squares == shipped["squares"] == "2026-12-06"
+    older = {key: value for key, value in shipped.items() if key != "squares"}
+    assert Recipe.of(SimpleNamespace(**older)).squares == "2026-12-06"
 
 
 def test_a_glyph_found_at_both_scales_is_kept_once() -> None:

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from drivers.camera.detect import (
+    CARD_H,
+    CARD_W,
     DetectorConfig,
     Zone,
     _clearly_light,
@@ -21,8 +23,8 @@ from drivers.camera.detect import (
     whiteness,
 )
 from drivers.camera.indices import Proposal
-from drivers.camera.squares import OUTLINES, outline_squares, squares
-from tests.camera.render import render_card
+from drivers.camera.squares import OUTLINES, RULES, USUAL_INDEX, outline_squares, squares
+from tests.camera.render import pip, render_card
 
 
 def _index_centres(code: str) -> tuple[np.ndarray, float]:
@@ -205,6 +207,40 @@ def test_a_turned_card_seen_far_off_vertical_is_found(turn: float) -> None:
     assert cv2.contourArea(corners) / (width * height) < OUTLINES.min_fill  # what the strict bound turns away
     assert not _centre_found(find_cards(frame, config=replace(OUTLINES, slanted_fill=1.0)), corners, 10)
     assert _centre_found(find_cards(frame, config=OUTLINES), corners, 10)
+
+
+def _card_with_index_at(centre_y: int) -> np.ndarray:
+    """Felt with one upright card 150 x 210 pixels whose two indices (a 7 over a club) are centred `centre_y` pixels
+    from their corner on the 200 x 280 canonical card (where indices usually are: 41)."""
+    card = np.full((CARD_H, CARD_W, 3), 250, np.uint8)
+    for _ in range(2):  # the top-left index, then the card half a turn round and the other one
+        cv2.putText(card, "7", (9, centre_y - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (20, 20, 20), 3, cv2.LINE_AA)
+        pip(card, "C", (18, centre_y + 14), 20, (20, 20, 20))
+        card = np.ascontiguousarray(card[::-1, ::-1])
+    frame = _felt()
+    source = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(source, np.array([[500, 200], [650, 200], [650, 410], [500, 410]], np.float32))
+    warped = cv2.warpPerspective(card, matrix, (1280, 720))
+    inside = cv2.warpPerspective(np.full((CARD_H, CARD_W), 255, np.uint8), matrix, (1280, 720)) > 0
+    frame[inside] = warped[inside]
+    return frame
+
+
+@pytest.mark.parametrize(("centre_y", "squares_a_corner"), [(41, 1), (70, 2)])
+def test_an_outline_corner_is_squared_where_its_index_is_found_and_where_indices_usually_are(
+    centre_y: int, squares_a_corner: int
+) -> None:
+    """Where the shape found in a corner lies at the usual place, one square; where it lies elsewhere (a pip taken
+    for the index, or a deck printing its index lower), its square and the usual place's, for the gate to choose.
+    The rules the shipped network was trained on ("2026-12-06") square a corner once."""
+    frame = _card_with_index_at(centre_y)
+    found = [square for square, _ in outline_squares(frame)]
+    assert len(found) == 2 * squares_a_corner
+    index_y = 200 + centre_y * 0.75  # the top-left index's centre in the frame (the card is 0.75 times canonical)
+    assert any(abs(square.x - 514) < 3 and abs(square.y - index_y) < 6 for square in found), found
+    usual_y = 200 + USUAL_INDEX[1] * CARD_H * 0.75
+    assert any(abs(square.y - usual_y) < 6 for square in found), found
+    assert len(outline_squares(frame, rules=RULES["2026-12-06"])) == 2
 
 
 def test_an_outline_is_not_cut_where_it_has_no_concave_corners() -> None:

@@ -28,7 +28,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.indices import MIN_LIGHT, Proposal
+from drivers.camera.indices import Proposal
+from drivers.camera.squares import READER_RULES, SquareRules
 from drivers.camera.training.dataset import CODES, SIZE, label_image, labels, load
 
 U8 = npt.NDArray[np.uint8]
@@ -160,7 +161,7 @@ def scene_with_hidden(pieces: list[Piece], rng: np.random.Generator, size: tuple
 
 
 def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int, negatives: int, crop_size: int = SIZE,
-                 min_light: float = MIN_LIGHT) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:  # fmt: skip
+                 rules: SquareRules = READER_RULES) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:  # fmt: skip
     """Crops and classes from `scenes` composed scenes (a quarter of them 1920 x 1080), labelled as the photos are
     (`dataset.label_image`): `views` views of each index the proposals frame, `negatives` far proposals."""
     rng = np.random.default_rng(seed)
@@ -169,7 +170,7 @@ def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int, negati
     for _ in range(scenes):
         size = (1920, 1080) if rng.random() < 0.25 else (1280, 720)
         frame, truths = scene(pieces, rng, size)
-        label_image(frame, truths, views, negatives, rng, crops, classes, crop_size, min_light)
+        label_image(frame, truths, views, negatives, rng, crops, classes, crop_size, rules)
     return np.stack(crops), np.array(classes, dtype=np.int64)
 
 

@@ -24,8 +24,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.indices import MIN_LIGHT, Proposal, crop_matrix
-from drivers.camera.squares import squares
+from drivers.camera.indices import Proposal, crop_matrix
+from drivers.camera.squares import READER_RULES, SquareRules, squares
 
 SIZE = 32  # the reader's input, pixels a side (`train.py --size`; `index_net.json` says which the network takes)
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -131,11 +131,11 @@ def far(square: Proposal, truths: list[tuple[int, Proposal]]) -> bool:
 
 
 def build(
-    paths: list[Path], seed: int, views: int, negatives: int, size: int = SIZE, min_light: float = MIN_LIGHT
+    paths: list[Path], seed: int, views: int, negatives: int, size: int = SIZE, rules: SquareRules = READER_RULES
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     """Crops (N x size x size x 3, BGR) and class indices. `views`: augmented views per labelled index in a webcam
-    frame (phone close-ups get half as many); `negatives`: proposals far from any index kept per photo; `min_light`:
-    the proposals' (`indices.propose`)."""
+    frame (phone close-ups get half as many); `negatives`: proposals far from any index kept per photo; `rules`:
+    how the squares are found (`squares.SquareRules`)."""
     rng = np.random.default_rng(seed)
     crops: list[npt.NDArray[np.uint8]] = []
     classes: list[int] = []
@@ -144,19 +144,19 @@ def build(
         height, width = image.shape[:2]
         truths = labels(path, width, height)
         count = views if path.name.startswith("WIN_") else max(1, views // 2)
-        label_image(image, truths, count, negatives, rng, crops, classes, size, min_light)
+        label_image(image, truths, count, negatives, rng, crops, classes, size, rules)
     return np.stack(crops), np.array(classes, dtype=np.int64)
 
 
 def label_image(image: npt.NDArray[np.uint8], truths: list[tuple[int, Proposal]], count: int, negatives: int,
            rng: np.random.Generator, crops: list[npt.NDArray[np.uint8]], classes: list[int],
-           size: int = SIZE, min_light: float = MIN_LIGHT) -> None:  # fmt: skip
+           size: int = SIZE, rules: SquareRules = READER_RULES) -> None:  # fmt: skip
     """The proposals of one image labelled against its index squares: `count` views of each positive, up to
     `negatives` proposals far from any index and a quarter as many random squares."""
     height, width = image.shape[:2]
     far_ones = []
     # the squares the reader reads: glyph pairs and card outlines' corners
-    for square, _ in squares(image, min_light=min_light):
+    for square, _ in squares(image, rules=rules):
         hit = next((label for label, truth in truths if matches(square, truth)), None)
         if hit is not None:
             for _ in range(count):

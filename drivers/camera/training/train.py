@@ -26,8 +26,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.indices import MIN_LIGHT
 from drivers.camera.reader import gate_input
+from drivers.camera.squares import NEWEST, RULES
 from drivers.camera.training.compose import build_scenes, card_pieces, roboflow_pieces
 from drivers.camera.training.dataset import CLASSES, NONE, RANKS, SIZE, build
 from drivers.camera.training.drawn import FONTS, drawn_pieces, font_glyphs
@@ -98,8 +98,8 @@ def two_head_loss(model: Any, x: Any, y: Any) -> Any:
     return loss
 
 
-# `indices.MIN_LIGHT` until 2026-12-06 night: a reader's `.json` without `min_light` had its crops proposed with it
-EARLIER_MIN_LIGHT = 0.4
+# a reader's `.json` without `"squares"` had its crops proposed with these rules (`squares.RULES`)
+EARLIER_SQUARES = "2026-12-06"
 
 
 @dataclass(frozen=True)
@@ -112,14 +112,14 @@ class Recipe:
     drawn: int
     printed: int
     printed_cache: Path = PRINTED_CACHE
-    min_light: float = MIN_LIGHT  # the proposals' (`indices.propose`)
+    squares: str = NEWEST  # how its squares were found: a name in `squares.RULES`
 
     @classmethod
     def of(cls, settings: Any) -> Recipe:
         """From `train.py`'s options or a trained reader's `.json` (as a namespace)."""
         return cls(settings.views, settings.scenes, settings.scene_views, settings.drawn, settings.printed,
                    getattr(settings, "printed_cache", PRINTED_CACHE),
-                   getattr(settings, "min_light", EARLIER_MIN_LIGHT))  # fmt: skip
+                   getattr(settings, "squares", EARLIER_SQUARES))  # fmt: skip
 
 
 def training_crops(recipe: Recipe, size: int, negatives: int, scene_negatives: int, log: Any
@@ -130,7 +130,8 @@ def training_crops(recipe: Recipe, size: int, negatives: int, scene_negatives: i
     sets = read(check=True)
     roboflow = [path for path in sets["train"] if "roboflow" in str(path)]
     validation = [path for path in sets["validation"] if "roboflow" in str(path)]
-    x, y = build(roboflow, SEED, recipe.views, negatives, size, recipe.min_light)
+    rules = RULES[recipe.squares]
+    x, y = build(roboflow, SEED, recipe.views, negatives, size, rules)
     if recipe.scenes:
         cards = {path for path in sets["train"] if WEBCAM in str(path) and path.suffix.lower() == ".jpg"}
         pieces = roboflow_pieces(roboflow) + card_pieces(default_data() / WEBCAM, cards)
@@ -139,11 +140,11 @@ def training_crops(recipe: Recipe, size: int, negatives: int, scene_negatives: i
         if recipe.printed:
             pieces += printed_pieces(recipe.printed, printed_draw_seed(SEED), recipe.printed_cache)
         xs, ys = build_scenes(pieces, SEED + 2, recipe.scenes, recipe.scene_views, scene_negatives, size,
-                              recipe.min_light)  # fmt: skip
+                              rules)  # fmt: skip
         indices = int((ys != NONE).sum())
         log(f"scenes: {recipe.scenes} from {len(pieces)} pieces, {len(xs)} crops ({indices} of indices)")
         x, y = np.concatenate([x, xs]), np.concatenate([y, ys])
-    return (x, y), build(validation, SEED + 1, 4, negatives, size, recipe.min_light)
+    return (x, y), build(validation, SEED + 1, 4, negatives, size, rules)
 
 
 def printed_draw_seed(seed: int) -> int:
@@ -343,8 +344,9 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=SIZE, help="the reader's crops, pixels a side (16, 32, 48...)")
     parser.add_argument("--width", type=int, default=WIDTH, help="the reader's first convolution's channels")
     parser.add_argument("--seed", type=int, default=SEED, help="the seed of everything random (default %(default)s)")
-    parser.add_argument("--min-light", type=float, default=MIN_LIGHT,
-                        help="the proposals' MIN_LIGHT for the crops (default the reader's, %(default)s)")  # fmt: skip
+    parser.add_argument("--squares", default=NEWEST, choices=sorted(RULES),
+                        help="the rules the crops' squares are found with (squares.RULES; default the reader's, "
+                             "%(default)s)")  # fmt: skip
     args = parser.parse_args()
     SEED = args.seed
     cv2.setNumThreads(1)
@@ -405,7 +407,7 @@ def main() -> None:
         "drawn_fonts": FONTS if args.drawn else {},
         "printed": args.printed,
         "printed_decks": {str(path): digest for path, digest in DECKS.items()} if args.printed else {},
-        "min_light": args.min_light,
+        "squares": args.squares,
         "train_crops": len(x),
         "validation": {"cnn": cnn, "hog_svm": baseline},
         "train_seconds": round(time.perf_counter() - started),
