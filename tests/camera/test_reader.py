@@ -270,6 +270,35 @@ def test_a_read_on_an_index_a_scene_leaves_unlabelled_is_judged_neither_right_no
     assert calibrate.leads(reader, frames_without) == [(1.0, "wrong"), (1.0, "wrong")]
 
 
+def test_calibration_lists_the_errors_that_set_its_threshold_highest_first() -> None:
+    """`calibrate --errors N`: the wrong and invented reads with the highest leads, each with the photo or composed
+    scene it was made in; a right read is never listed, nor a read a scene does not judge (invented there)."""
+
+    class Reads:
+        def read_frame(self, frame: object) -> list[CardRead]:
+            return reads[int(np.asarray(frame)[0, 0, 0])]
+
+    quad = np.zeros((4, 2), np.float32)
+
+    def read(code: str, confidence: float, x: int) -> CardRead:
+        box = (x, 0, 50, 50)
+        return CardRead(code[:-1], code[-1], confidence, confidence, confidence, box, quad, None, (box,))
+
+    reads = [
+        [read("2C", 0.4, 0), read("KH", 0.72, 200), read("7D", 0.8, 400)],  # wrong, invented, right
+        [read("2C", 0.64, 0), read("9S", 0.76, 200)],  # wrong; invented, not judged in a scene
+    ]
+    truth = [("2S", 25.0, 25.0), ("7D", 425.0, 25.0)]
+    photo = (np.zeros((8, 8, 3), np.uint8), truth)
+    scene = (np.ones((8, 8, 3), np.uint8), truth)
+    lines = calibrate.highest_errors(cast(IndexReader, Reads()), [("WIN_a.jpg", photo)], [scene], 2)
+    assert lines == [
+        "0.900 invented: KH on -, WIN_a.jpg, box (200, 0, 50, 50)",
+        "0.800 wrong: 2C on 2S, scene 0 (seed 12), box (0, 0, 50, 50)",
+    ]
+    assert len(calibrate.highest_errors(cast(IndexReader, Reads()), [("WIN_a.jpg", photo)], [scene], 9)) == 3
+
+
 def test_the_halves_risk_says_how_well_the_errors_pin_the_threshold_down() -> None:
     """`calibrate.halves_risk`: the share of random halves of the calibration's reads whose threshold lets a wrong
     read of the other half through. Errors at one lead pin it down; one error far above the rest does not."""

@@ -9,6 +9,8 @@ invented when it lies on none; so is every read on a labelled index of `SCENES` 
 validation photos (`compose.py`). The threshold is the lowest lead (the reader's confidence before rescaling) above
 every wrong or invented read, plus `MARGIN`: no validation read at or above it is a wrong card. The reads are the
 network's without its club-against-spade check (`club_spade.py`), which the reader applies on top as a veto.
+`--errors N` also prints the N wrong or invented reads with the highest leads, each with its photo or composed
+scene: the reads that set the threshold, to look at before judging a candidate network by it.
 
 The gate's cut is set end to end too (`raised_gate`): training cuts it where it keeps 99.5% of the validation index
 crops, which lets half of the non-index crops through; the cut is doubled as long as the calibration stays as good
@@ -105,12 +107,36 @@ def lies_on(read: CardRead, truth: Sequence[Labelled]) -> list[Labelled]:
 
 def judge(reader: IndexReader, frame: object, truth: list[tuple[str, float, float]]) -> list[tuple[float, str]]:
     """(lead, "right" | "wrong" | "invented") of every read of one frame against its labelled index centres."""
+    return [(lead, kind) for lead, kind, _, _ in judged_reads(reader, frame, truth)]
+
+
+def judged_reads(reader: IndexReader, frame: object, truth: list[tuple[str, float, float]]
+                 ) -> list[tuple[float, str, CardRead, list[str]]]:  # fmt: skip
+    """`judge` with each read and the codes of the labelled indices it lies on."""
     judged = []
     for card in reader.read_frame(frame):
-        on = {label[0] for label in lies_on(card, truth)}
+        on = sorted({label[0] for label in lies_on(card, truth)})
         kind = "unjudged" if HIDDEN in on else "right" if card.code in on else "wrong" if on else "invented"
-        judged.append((card.confidence / SURE, kind))  # the reader was built with threshold 1: lead = conf / SURE
+        lead = card.confidence / SURE  # the reader was built with threshold 1: lead = confidence / SURE
+        judged.append((lead, kind, card, on))
     return judged
+
+
+def highest_errors(reader: IndexReader, photos: list[tuple[str, Frame]], scenes: list[Frame], count: int
+                   ) -> list[str]:  # fmt: skip
+    """The `count` wrong or invented reads of the calibration with the highest leads, highest first, one line each:
+    the reads that pin the threshold down, and where to look at them (the photo, or the composed scene's number).
+    In the scenes only wrong reads count, as in `scene_leads`."""
+    found = []
+    named_scenes = [(f"scene {number} (seed {SEED})", frame) for number, frame in enumerate(scenes)]
+    for frames, counted in ((photos, ("wrong", "invented")), (named_scenes, ("wrong",))):
+        for name, (frame, truth) in frames:
+            for lead, kind, card, on in judged_reads(reader, frame, truth):
+                if kind in counted:
+                    found.append(
+                        (lead, f"{lead:.3f} {kind}: {card.code} on {'/'.join(on) or '-'}, {name}, box {card.box}")
+                    )
+    return [line for _, line in sorted(found, key=lambda item: -item[0])[:count]]
 
 
 def scene_leads(reader: IndexReader, frames: list[Frame]) -> list[tuple[float, str]]:
@@ -185,6 +211,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the ONNX file (its .json is updated)")
     parser.add_argument("--scenes", type=int, default=SCENES, help="studio scenes composed from the validation photos")
+    parser.add_argument(
+        "--errors",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also print the N wrong or invented reads with the highest leads (what sets the threshold)",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     meta_path = Path(args.model).with_suffix(".json")
@@ -213,6 +246,10 @@ def main() -> None:
     meta["calibration"] = summary | {"rule": "lowest lead above every wrong read + 0.02"}
     meta_path.write_text(json.dumps(meta, indent=2) + "\n")
     print(json.dumps(meta["calibration"] | {"gate_threshold": meta.get("gate_threshold")}, indent=2))
+    if args.errors:
+        reader.gate_threshold = float(meta.get("gate_threshold", 0.0))  # the cut chosen, not the last one tried
+        named = [(path.name, frame) for path, frame in zip(validation, photos, strict=True)]
+        print("\n".join(highest_errors(reader, named, scenes, args.errors)))
 
 
 if __name__ == "__main__":
