@@ -79,7 +79,7 @@ def profile(model: Path, anywhere: bool, repeats: int) -> dict[str, Any]:
     stages.wrap(reader, "_club_or_spade", "club-against-spade check")
     stages.wrap(reader_module, "_cards", "cards")
     networks = {id(reader._net): "reader", id(reader._gate): "gate", id(reader._club_spade): "club-against-spade check"}
-    stages.wrap(reader_module, "_forward", lambda net, crops: f"network forward passes (cv2.dnn): {networks[id(net)]}")
+    stages.wrap(reader_module, "_forward", lambda net, crops: f"network forward passes: {networks[id(net)]}")
     totals = []
     for _ in range(repeats):
         for frame in frames:

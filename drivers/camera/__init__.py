@@ -1,7 +1,7 @@
-"""The camera driver: cards read by a camera looking down on the table (opencv-python-headless and NumPy only).
+"""The camera driver: cards read by a camera looking down on the table (OpenCV, NumPy and ONNX Runtime).
 
 - `indices`, `squares`, `reader`: the shipped reader. Corner indices proposed from the frame's ink (and from the
-  corners of whole card outlines), read by a small network (`data/index_net.onnx`, run by `cv2.dnn`; trained by
+  corners of whole card outlines), read by a small network (`data/index_net.onnx`, run by ONNX Runtime; trained by
   `training/`), grouped into cards: all 52 cards, no enrollment. `CameraSource` and `studio camera` use it by
   default.
 - `detect`, `glyphs`, `recognize`: the template recognizer: card outlines found and rectified, index glyphs matched

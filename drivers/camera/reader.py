@@ -6,8 +6,9 @@
    end to end by `training/calibrate.py`) and, of the squares framing one index, keeps the one it finds likeliest
    (`_likeliest_per_index`).
 3. Each square is cut out of the full-resolution frame at 32 x 32 and the network (`data/index_net.onnx`, run by
-   `cv2.dnn`; trained by `training/train.py`) gives the probability of each of the 52 cards and of "not an index".
-   It has seen indices turned every way, so a 6 and a 9 are told apart by where the suit is.
+   ONNX Runtime on one thread: `load_network`; trained by `training/train.py`) gives the probability of each of the
+   52 cards and of "not an index". It has seen indices turned every way, so a 6 and a 9 are told apart by where the
+   suit is.
 4. Squares framing one index vote (`_vote`; with a gate each index has one square left, without one all vote): their
    card probabilities (after the temperature fitted on the validation crops) are averaged, and the index's
    confidence is the lead of the best card over the runner-up, times how sure the most card-like square is that it
@@ -43,6 +44,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import numpy.typing as npt
+import onnxruntime
+from onnxruntime.capi import onnxruntime_pybind11_state as onnx_errors
 
 from drivers.camera.detect import Box, Zone
 from drivers.camera.errors import TemplatesError
@@ -64,11 +67,15 @@ CARD_SPAN = 7.0  # two indices of one code at most this many index sizes apart m
 TWICE = 2.0  # two indices of one code closer than this many sides are one index framed twice
 DIAGONAL = (25.0, 75.0)  # and the line between them this many degrees off each index's vertical (40-63 measured)
 BATCH = 256  # squares per forward pass
+# What ONNX Runtime raises for a file that is missing or not a network it can run (its errors derive from Exception).
+LOAD_ERRORS = (OSError, onnx_errors.NoSuchFile, onnx_errors.InvalidProtobuf, onnx_errors.InvalidGraph,
+               onnx_errors.InvalidArgument, onnx_errors.NotImplemented, onnx_errors.RuntimeException,
+               onnx_errors.Fail)  # fmt: skip
 # The other views each index is read in before it is trusted: (turn in degrees, scale of its square). Half a turn, and
 # half a turn in a square 1.1 times larger: of the views compared (docs/camera.md, "The reader's rules around the
 # network"), these read the most validation indices surely with no confident wrong read on the training cards' renders.
 CHECKS = ((180.0, 1.0), (180.0, 1.1))
-MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.15 ms on one core
+MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.07 ms on one core
 # An enrolled deck's templates overrule an unsure network read only with a card the network found at least this
 # likely on that card's indices. On renders of the studio deck's training cards (docs/camera.md, "Touching cards cut
 # apart for the templates, and who is right when the two disagree") the templates' wrong reads at 1.0 were cards
@@ -99,8 +106,8 @@ class IndexReader:
         path = Path(model)
         try:
             meta = json.loads(path.with_suffix(".json").read_text())
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except (OSError, ValueError, cv2.error) as error:
+            self._net = load_network(path)
+        except (ValueError, *LOAD_ERRORS) as error:
             raise TemplatesError(f"{path}: cannot load the index reader ({error})") from None
         self.classes: list[str] = list(meta["classes"])
         self.size = int(meta["size"])
@@ -114,8 +121,8 @@ class IndexReader:
         self.gate_threshold = 0.0
         if "gate" in meta:
             try:
-                self._gate = cv2.dnn.readNetFromONNX(str(path.with_name(meta["gate"])))
-            except cv2.error as error:
+                self._gate = load_network(path.with_name(meta["gate"]))
+            except LOAD_ERRORS as error:
                 raise TemplatesError(f"{path}: cannot load the index gate ({error})") from None
             self.gate_threshold = float(meta["gate_threshold"])
             self._gate_size = int(meta.get("gate_size", self.size // 2))
@@ -126,8 +133,8 @@ class IndexReader:
         self._club_spade = None
         if club_spade and "club_spade" in meta:
             try:
-                self._club_spade = cv2.dnn.readNetFromONNX(str(path.with_name(meta["club_spade"])))
-            except cv2.error as error:
+                self._club_spade = load_network(path.with_name(meta["club_spade"]))
+            except LOAD_ERRORS as error:
                 raise TemplatesError(f"{path}: cannot load the club-against-spade check ({error})") from None
             self._club_spade_size = int(meta.get("club_spade_size", self.size))
         self.templates = Recognizer(templates) if templates is not None else None
@@ -262,17 +269,28 @@ def _averaged(index: _Index, code: int, views: npt.NDArray[np.float32], views_ma
     return max(0.0, lead * (index.mass + float(views_mass.sum())) / (1 + len(views)))
 
 
-def _forward(net: cv2.dnn.Net, crops: npt.NDArray[np.uint8] | npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+def load_network(path: Path) -> onnxruntime.InferenceSession:
+    """One of the reader's networks, run by ONNX Runtime on the calling thread alone: a camera reads on one core, as the
+    benchmark times it (a studio host runs a camera per core). Until 2026-12-07 `cv2.dnn` ran them: the same logits
+    within 1e-5, in about half the time (docs/camera.md, "ONNX Runtime in place of cv2.dnn")."""
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # errors only: its warnings are not the studio's
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _forward(net: onnxruntime.InferenceSession, crops: npt.NDArray[np.uint8] | npt.NDArray[np.float32]
+             ) -> npt.NDArray[np.float32]:  # fmt: skip
     """Logits for N x H x W x 3 crops (0..255, BGR), fed as the network was trained: N x 3 x H x W in -0.5..0.5.
     Scaled straight into the network's layout in one pass: a float copy, then a transposed one, took five times as
     long (0.7 ms for a frame's 66 gate crops)."""
     blob = np.empty((len(crops), 3, *crops.shape[1:3]), dtype=np.float32)
     np.multiply(crops.transpose(0, 3, 1, 2), np.float32(1 / 255.0), out=blob)
     blob -= np.float32(0.5)
-    logits = []
-    for start in range(0, len(blob), BATCH):
-        net.setInput(blob[start : start + BATCH])
-        logits.append(np.asarray(net.forward(), dtype=np.float32))
+    name = net.get_inputs()[0].name
+    logits = [np.asarray(net.run(None, {name: blob[start : start + BATCH]})[0], dtype=np.float32)
+              for start in range(0, len(blob), BATCH)]  # fmt: skip
     return np.concatenate(logits)
 
 

@@ -36,6 +36,7 @@ from drivers.camera.reader import (
     _near,
     _near_pairs,
     gate_input,
+    load_network,
 )
 from drivers.camera.recognize import CardRead
 from drivers.camera.squares import squares
@@ -624,6 +625,36 @@ def test_a_black_read_is_only_as_sure_as_the_club_against_spade_check_allows(mon
     without = IndexReader(club_spade=False)  # as `calibrate` reads: the threshold is the network's own
     assert without._club_spade is None
     assert without._club_or_spade(image, found) == found
+
+
+@pytest.mark.parametrize(("name", "content"), [("index_net.onnx", None), ("index_net.onnx", b"not a network"),
+                                              ("index_gate.onnx", b"\x08\x07garbage")])  # fmt: skip
+def test_a_reader_whose_network_cannot_be_loaded_is_refused(tmp_path: Path, name: str, content: bytes | None) -> None:
+    """A missing or damaged network is a clear error naming the file, not an ONNX Runtime exception."""
+    for shipped in ("index_net.onnx", "index_gate.onnx", "club_spade.onnx", "index_net.json"):
+        (tmp_path / shipped).write_bytes((DEFAULT_MODEL.parent / shipped).read_bytes())
+    if content is None:
+        (tmp_path / name).unlink()
+    else:
+        (tmp_path / name).write_bytes(content)
+    with pytest.raises(TemplatesError, match=r"cannot load the index (reader|gate)"):
+        IndexReader(tmp_path / "index_net.onnx")
+
+
+@pytest.mark.parametrize(("name", "size", "count"), [("index_net.onnx", 32, 27), ("index_gate.onnx", 16, 111),
+                                                     ("club_spade.onnx", 48, 5)])  # fmt: skip
+def test_the_networks_give_the_logits_opencv_gives_for_the_same_files(name: str, size: int, count: int) -> None:
+    """ONNX Runtime runs the shipped networks (`load_network`, since 2026-12-07); OpenCV's own ONNX importer, which
+    ran them before and which calibrated the shipped threshold, gives the same logits for the same crops: the two
+    read the graphs alike, so the threshold and every figure measured before still hold."""
+    crops = np.random.default_rng(5).integers(0, 256, (count, size, size, 3), dtype=np.uint8)
+    logits = reader_module._forward(load_network(DEFAULT_MODEL.parent / name), crops)
+    opencv = cv2.dnn.readNetFromONNX(str(DEFAULT_MODEL.parent / name))
+    opencv.setInput(np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255) - 0.5)
+    expected = np.asarray(opencv.forward(), dtype=np.float32)
+    assert logits.shape == expected.shape == (count, expected.shape[1])
+    assert np.allclose(logits, expected, atol=1e-4)
+    assert float(np.ptp(logits, axis=0).max()) > 0.5  # crops that differ get logits that differ: not a constant
 
 
 def test_a_reader_whose_club_against_spade_check_cannot_be_loaded_is_refused(tmp_path: Path) -> None:

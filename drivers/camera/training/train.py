@@ -168,7 +168,7 @@ def shrink(crops: ARRAY) -> ARRAY:
 
 
 def as_input(crops: ARRAY) -> ARRAY:
-    """N x size x size x 3 uint8 BGR -> N x 3 x size x size float32 in [-0.5, 0.5] (what `reader.py` feeds cv2.dnn)."""
+    """N x size x size x 3 uint8 BGR -> N x 3 x size x size float32 in [-0.5, 0.5] (what `reader.py` feeds it)."""
     return (crops.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2).copy()
 
 
