@@ -327,19 +327,25 @@ def _calibrations(figures: dict[float, tuple[float, int]], tried: list[float]) -
 
 def test_the_gate_cut_is_raised_while_the_calibration_stays_as_good() -> None:
     """`calibrate` doubles the gate's trained cut as long as the threshold stays no higher and the sure right reads
-    no fewer than at the trained cut less `GATE_LOSS` of them; the first cut that costs more, or raises the
-    threshold, stops it; never a cut of 1 or more."""
+    no fewer than at the trained cut less `loss` of them (`GATE_LOSS`: none); the first cut that costs more, or
+    raises the threshold, stops it; never a cut of 1 or more."""
     tried: list[float] = []
     # as good at 0.1 and 0.2 (a lower threshold is better still), one sure read fewer at 0.4: within 1% of 511
     figures = {0.05: (0.84, 511), 0.1: (0.84, 511), 0.2: (0.83, 512), 0.4: (0.83, 510), 0.8: (0.83, 505)}
-    cut, best = calibrate.raised_gate(0.05, _calibrations(figures, tried))
+    cut, best = calibrate.raised_gate(0.05, _calibrations(figures, tried), loss=0.01)
     assert (cut, best["threshold"], best["right_at_threshold"]) == (0.4, 0.83, 510)
     assert tried == [0.05, 0.1, 0.2, 0.4, 0.8]  # 505 is more than 1% under 511: stopped
     # the losses add up against the trained cut's reads, not cut by cut
     tried = []
     figures = {0.05: (0.84, 500), 0.1: (0.84, 497), 0.2: (0.84, 494)}
-    cut, _ = calibrate.raised_gate(0.05, _calibrations(figures, tried))
+    cut, _ = calibrate.raised_gate(0.05, _calibrations(figures, tried), loss=0.01)
     assert cut == 0.1 and tried == [0.05, 0.1, 0.2]
+    # with no loss allowed (the default since 2026-12-07), one sure read fewer stops it
+    tried = []
+    figures = {0.05: (0.84, 511), 0.1: (0.84, 511), 0.2: (0.83, 512), 0.4: (0.83, 510)}
+    cut, best = calibrate.raised_gate(0.05, _calibrations(figures, tried))
+    assert calibrate.GATE_LOSS == 0.0
+    assert (cut, best["right_at_threshold"]) == (0.2, 512) and tried == [0.05, 0.1, 0.2, 0.4]
     # a higher threshold stops it at once, even with more sure reads
     cut, _ = calibrate.raised_gate(0.05, _calibrations({0.05: (0.84, 511), 0.1: (0.85, 520)}, []))
     assert cut == 0.05
