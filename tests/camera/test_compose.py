@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from drivers.camera.training import split
-from drivers.camera.training.compose import Piece, scene, scene_with_hidden
+from drivers.camera.training.compose import SHOWN, Piece, scene, scene_with_hidden, share_shown
 from drivers.camera.training.dataset import ERRATA, label_names
 
 
@@ -56,3 +56,28 @@ def test_a_scene_with_its_hidden_indices_is_the_same_scene() -> None:
         assert not labelled & {(round(square.x), round(square.y)) for square in hidden}
         hidden_seen += len(hidden)
     assert hidden_seen > 0  # pieces overlap and reach the frame's edge in some of these scenes
+
+
+def test_a_calibration_scene_leaves_partly_covered_indices_unlabelled() -> None:
+    """With `shown`, an index whose centre shows but whose square a later piece half covers is hidden, not labelled:
+    a read beside it (often the later card's own unlabelled corner) is judged neither right nor wrong. The scene is
+    the same; only labels move from labelled to hidden."""
+    image = np.full((200, 140, 3), 235, dtype=np.uint8)
+    piece = Piece(image, tuple((0, float(x), float(y), 30.0) for x, y in ((20, 30), (120, 170), (70, 100))))
+    moved = 0
+    for seed in range(12):
+        frame, truths = scene([piece], np.random.default_rng(seed))
+        same_frame, judged, more_hidden = scene_with_hidden([piece], np.random.default_rng(seed), shown=SHOWN)
+        assert np.array_equal(frame, same_frame)
+        assert set(judged) <= set(truths)
+        assert {square for _, square in truths} - {square for _, square in judged} <= set(more_hidden)
+        moved += len(truths) - len(judged)
+    assert moved > 0  # later pieces cover part of some labelled squares in these scenes
+
+
+def test_the_share_of_an_index_square_a_piece_shows() -> None:
+    owner = np.zeros((100, 100), dtype=np.int32)
+    assert share_shown(owner, 0, 50.0, 50.0, 20.0) == 1.0
+    owner[:, 50:] = 1  # a later piece over the right half
+    assert share_shown(owner, 0, 50.0, 50.0, 20.0) == 0.5
+    assert share_shown(owner, 0, 0.0, 50.0, 20.0) == 0.5  # half the square off the table shows nothing there

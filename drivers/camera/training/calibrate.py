@@ -38,7 +38,7 @@ import numpy as np
 from drivers.camera.image_io import Image, load_image
 from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader
 from drivers.camera.recognize import CardRead
-from drivers.camera.training.compose import Piece, roboflow_pieces, scene_with_hidden
+from drivers.camera.training.compose import SHOWN, Piece, roboflow_pieces, scene_with_hidden
 from drivers.camera.training.dataset import CODES, labels
 from drivers.camera.training.split import read
 
@@ -84,7 +84,7 @@ def composed_frames(pieces: list[Piece], scenes: int, seed: int) -> list[Frame]:
     rng = np.random.default_rng(seed)
     frames = []
     for _ in range(scenes):
-        frame, truths, hidden = scene_with_hidden(pieces, rng)
+        frame, truths, hidden = scene_with_hidden(pieces, rng, shown=SHOWN)
         labelled = [(CODES[label], square.x, square.y) for label, square in truths]
         frames.append((frame, labelled + [(HIDDEN, square.x, square.y) for square in hidden]))
     return frames
