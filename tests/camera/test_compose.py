@@ -75,9 +75,11 @@ def test_a_calibration_scene_leaves_partly_covered_indices_unlabelled() -> None:
     assert moved > 0  # later pieces cover part of some labelled squares in these scenes
 
 
-def test_the_share_of_an_index_square_a_piece_shows() -> None:
+def test_the_share_of_an_index_square_no_later_piece_covers() -> None:
     owner = np.zeros((100, 100), dtype=np.int32)
     assert share_shown(owner, 0, 50.0, 50.0, 20.0) == 1.0
     owner[:, 50:] = 1  # a later piece over the right half
     assert share_shown(owner, 0, 50.0, 50.0, 20.0) == 0.5
-    assert share_shown(owner, 0, 0.0, 50.0, 20.0) == 0.5  # half the square off the table shows nothing there
+    assert share_shown(owner, 1, 50.0, 50.0, 20.0) == 1.0  # piece 1's square reaching past its edge onto piece 0
+    owner[:, :50] = -1  # the table
+    assert share_shown(owner, 1, 50.0, 50.0, 20.0) == 1.0

@@ -166,12 +166,12 @@ def scene_with_hidden(pieces: list[Piece], rng: np.random.Generator, size: tuple
 
 
 def share_shown(owner: npt.NDArray[np.int32], number: int, x: float, y: float, side: float) -> float:
-    """The share of the index square at (x, y) on the table that piece `number` shows (the rest lies under later
-    pieces or off the table)."""
+    """The share of the index square at (x, y) on the table that no piece laid after piece `number` covers (the
+    table, or an earlier piece, where the square reaches past its own piece's edge, covers nothing)."""
     half = side / 2
     rows = slice(max(0, round(y - half)), max(0, round(y + half)))
     columns = slice(max(0, round(x - half)), max(0, round(x + half)))
-    return float((owner[rows, columns] == number).sum()) / max(round(side) ** 2, 1)
+    return 1.0 - float((owner[rows, columns] > number).sum()) / max(round(side) ** 2, 1)
 
 
 def build_scenes(pieces: list[Piece], seed: int, scenes: int, views: int, negatives: int, crop_size: int = SIZE,
