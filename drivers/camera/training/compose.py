@@ -35,8 +35,9 @@ from drivers.camera.training.dataset import CODES, SIZE, label_image, labels, lo
 U8 = npt.NDArray[np.uint8]
 CARD_INDEX = ((0.11, 0.16), (0.89, 0.84))  # webcam-9-to-ace: index centres as fractions of the card box
 CARD_INDEX_SIDE = 1.3 * 0.19  # the index square's side as a fraction of the card box's height
-# An index is judged in a calibration scene only when this share of its square shows: a later piece's edge across
-# half of it leaves a sliver beside the later card's own index, often an unlabelled corner (docs/camera.md).
+# An index is judged in a calibration scene only when this share of its square lies clear of later pieces: a later
+# piece's edge across half of it leaves a sliver beside the later card's own index, often an unlabelled corner
+# (docs/camera.md, "Partly covered indices set aside in the calibration scenes").
 SHOWN = 0.8
 SIDES = (24.0, 72.0)  # index square sides in a 1280 x 720 scene (log-uniform)
 
@@ -109,9 +110,9 @@ def scene(pieces: list[Piece], rng: np.random.Generator,
 def scene_with_hidden(pieces: list[Piece], rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
                       shown: float = 0.0) -> tuple[U8, list[tuple[int, Proposal]], list[Proposal]]:  # fmt: skip
     """`scene`, and the squares of the indices it leaves unlabelled though part of them may show: centre covered by
-    a later piece, less than `shown` of its square showing (calibration: `SHOWN`; training's scenes: 0, the centre
-    alone decides), or closer to the frame's edge than half a side. A read of such an index is neither right nor
-    wrong (`calibrate.scene_leads`). The same draws as `scene`: the same scene for the same generator."""
+    a later piece, less than `shown` of its square clear of later pieces (calibration: `SHOWN`; training's scenes:
+    0, the centre alone decides), or closer to the frame's edge than half a side. A read of such an index is neither
+    right nor wrong (`calibrate.scene_leads`). The same draws as `scene`: the same scene for the same generator."""
     width, height = size
     tilt = math.radians(float(rng.uniform(0, 50)))
     table_height = int(height / math.cos(tilt))
