@@ -76,9 +76,12 @@ def profile(model: Path, anywhere: bool, repeats: int) -> dict[str, Any]:
     stages.wrap(reader, "_gated", "gate: its input and choice")
     stages.wrap(reader_module, "_vote", "vote")
     stages.wrap(reader, "_confirm", "confirming views")
-    stages.wrap(reader, "_club_or_spade", "club-against-spade check")
+    stages.wrap(reader, "_checked", "checks: club against spade, rank")
     stages.wrap(reader_module, "_cards", "cards")
-    networks = {id(reader._net): "reader", id(reader._gate): "gate", id(reader._club_spade): "club-against-spade check"}
+    networks = {id(reader._net): "reader", id(reader._gate): "gate"}
+    for check, name in ((reader._club_spade, "club-against-spade check"), (reader._rank_check, "rank check")):
+        if check is not None:
+            networks[id(check.net)] = name
     stages.wrap(reader_module, "_forward", lambda net, crops: f"network forward passes: {networks[id(net)]}")
     totals = []
     for _ in range(repeats):

@@ -5,20 +5,21 @@
 2. A tiny gate network drops the squares that are clearly not indices (its cut, the `.json`'s `gate_threshold`, set
    end to end by `training/calibrate.py`) and, of the squares framing one index, keeps the one it finds likeliest
    (`_likeliest_per_index`).
-3. Each square is cut out of the full-resolution frame at 32 x 32 and the network (`data/index_net.onnx`, run by
-   ONNX Runtime on one thread: `load_network`; trained by `training/train.py`) gives the probability of each of the
-   52 cards and of "not an index". It has seen indices turned every way, so a 6 and a 9 are told apart by where the
-   suit is.
+3. Each square is cut out of the full-resolution frame at the network's size (48 x 48) and the network
+   (`data/index_net.onnx`, run by ONNX Runtime on one thread: `load_network`; trained by `training/train.py`) gives
+   the probability of each of the 52 cards and of "not an index". It has seen indices turned every way, so a 6 and
+   a 9 are told apart by where the suit is.
 4. Squares framing one index vote (`_vote`; with a gate each index has one square left, without one all vote): their
    card probabilities (after the temperature fitted on the validation crops) are averaged, and the index's
    confidence is the lead of the best card over the runner-up, times how sure the most card-like square is that it
    frames an index at all: readings that disagree are unsure.
 5. Each index is read again half a turn round, in its square and in one 1.1 times larger (`_confirm`), and its three
    readings are averaged: its confidence is the lead of its card in the mean, so a view that reads another card
-   takes its share away and views that agree make it surer. An index read as a club or a spade is then asked of a
-   second small network that tells only those two apart (`data/club_spade.onnx`, `_club_or_spade`), and its
-   confidence is multiplied by the probability that network gives its suit: a veto, as the threshold is calibrated
-   without it.
+   takes its share away and views that agree make it surer. Then the checks (`_checked`), small networks that each
+   read one thing: an index read as a club or a spade is asked of one that tells only those two apart
+   (`data/club_spade.onnx`), every index of one that reads only the rank (`data/rank_check.onnx`), and its
+   confidence is multiplied by the probability each gives its read: vetoes, as the threshold is calibrated without
+   them.
 6. The indices of one card are grouped: the same code, 2 to `CARD_SPAN` index sizes apart on a line along a card's
    diagonal (`_opposite_corners`: the two corners of a card, not two cards side by side).
    The card's confidence is its best index's; for a network whose `.json` says `"both_corners": true` (trained by
@@ -40,6 +41,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -100,9 +102,9 @@ class IndexReader:
     """Reads frames with the shipped network; `templates` (an enrolled deck) confirms or overrides it."""
 
     def __init__(self, model: Path | str = DEFAULT_MODEL, templates: Templates | None = None,
-                 club_spade: bool = True) -> None:  # fmt: skip
-        """`club_spade=False` reads without the club-against-spade check, as `calibrate` does: the threshold is the
-        network's own, so that the check can only make a read less sure, never let one through."""
+                 checks: bool = True) -> None:  # fmt: skip
+        """`checks=False` reads without the checks (club against spade, rank), as `calibrate` does: the threshold
+        is the network's own, so that a check can only make a read less sure, never let one through."""
         path = Path(model)
         try:
             meta = json.loads(path.with_suffix(".json").read_text())
@@ -128,15 +130,12 @@ class IndexReader:
             self._gate_size = int(meta.get("gate_size", self.size // 2))
             if self.size % self._gate_size:
                 raise TemplatesError(f"{path}: the gate's size {self._gate_size} does not divide {self.size}")
-        # The optional check of the black indices: a second network that tells a club from a spade
-        # (`training/club_spade.py`; `_club_or_spade`).
-        self._club_spade = None
-        if club_spade and "club_spade" in meta:
-            try:
-                self._club_spade = load_network(path.with_name(meta["club_spade"]))
-            except LOAD_ERRORS as error:
-                raise TemplatesError(f"{path}: cannot load the club-against-spade check ({error})") from None
-            self._club_spade_size = int(meta.get("club_spade_size", self.size))
+        # The optional checks, second networks that each read one thing about an index (`training/check.py`;
+        # `_checked`): the club-against-spade check of the black indices and the rank check of every index.
+        self._club_spade = _load_check(path, meta, "club_spade", "club-against-spade check") if checks else None
+        self._rank_check = _load_check(path, meta, "rank_check", "rank check") if checks else None
+        if self._rank_check is not None and not {code[:-1] for code in self._cards} <= set(self._rank_check.classes):
+            raise TemplatesError(f"{path}: the rank check's classes (rank_check_classes) do not name every rank")
         self.templates = Recognizer(templates) if templates is not None else None
         keep_frame_buffers()  # frame-sized arrays reused from frame to frame: a third of a frame's proposal time
 
@@ -174,9 +173,9 @@ class IndexReader:
         probabilities = _softmax(_forward(self._net, crops), self.temperature)
         # Every index voted is read again, even one whose vote is weak: views that agree may make it sure.
         voted = _vote(probabilities, self._none, self.classes, squares)
-        # The check only ever lowers a confidence, so indices already below the floor are not asked (a third of
-        # its crops on the held-out webcam scenes in zones).
-        return self._reported(self._club_or_spade(image, self._reported(self._confirm(image, voted))))
+        # The checks only ever lower a confidence, so indices already below the floor are not asked (a third of
+        # their crops on the held-out webcam scenes in zones).
+        return self._reported(self._checked(image, self._reported(self._confirm(image, voted))))
 
     def _reported(self, indices: list[_Index]) -> list[_Index]:
         """The indices at or above the reporting floor (`MIN_REPORTED`, after rescaling); the rest is noise."""
@@ -221,24 +220,37 @@ class IndexReader:
         return [replace(index, confidence=_averaged(index, self._cards.index(index.code), cards, mass))
                 for index, cards, mass in zip(found, views, index_mass, strict=True)]  # fmt: skip
 
-    def _club_or_spade(self, image: Image, found: list[_Index]) -> list[_Index]:
-        """Each index read as a club or a spade, its confidence times the probability the club-against-spade check
-        gives that suit, the mean of its two views (its square as framed and half a turn round, cut at the check's
-        own size). The network confuses the two black suits more than any other cards, and on decks it never saw it
-        does so surely. The threshold is calibrated without the check, so that it is a veto: it can only make a read
-        less sure (docs/camera.md, "The club-against-spade check": a seventh as many new cards read surely wrong)."""
-        black = [row for row, index in enumerate(found) if index.code[-1] in "CS"]
-        if self._club_spade is None or not black:
+    def _checked(self, image: Image, found: list[_Index]) -> list[_Index]:
+        """Each index's confidence times the probability each check gives its read, the mean of two views (its square
+        as framed and half a turn round, cut at the check's own size). The club-against-spade check is asked about
+        the indices read as a club or a spade, which the network confuses more than any other cards, and on decks it
+        never saw surely; the rank check about every index, as on new decks most sure wrong reads are a wrong rank.
+        The threshold is calibrated without the checks, so that they are vetoes: they can only make a read less sure
+        (docs/camera.md, "The club-against-spade check" and "The rank check")."""
+        if not found:
             return found
-        squares = [found[row].square for row in black]
-        size = self._club_spade_size
-        crops = np.concatenate([self._crops(image, squares, size=size), self._crops(image, squares, 180.0, size=size)])
-        spade = _softmax(_forward(self._club_spade, crops), 1.0)[:, 1].reshape(2, len(black)).mean(axis=0)
-        checked = list(found)
-        for row, chance in zip(black, spade.tolist(), strict=True):
-            agrees = chance if found[row].code.endswith("S") else 1.0 - chance
-            checked[row] = replace(found[row], confidence=found[row].confidence * agrees)
-        return checked
+        views: dict[int, npt.NDArray[np.uint8]] = {}
+
+        def crops(size: int) -> npt.NDArray[np.uint8]:
+            """Every index's two views at `size`, 2 x N x size x size x 3, cut once for the checks of that size."""
+            if size not in views:
+                squares = [index.square for index in found]
+                views[size] = np.stack([self._crops(image, squares, size=size),
+                                        self._crops(image, squares, 180.0, size=size)])  # fmt: skip
+            return views[size]
+
+        agree = np.ones(len(found))
+        black = np.array([index.code[-1] in "CS" for index in found])
+        if self._club_spade is not None and black.any():
+            spade = self._club_spade.chances(crops(self._club_spade.size)[:, black])[:, 1]
+            read_spade = np.array([index.code[-1] == "S" for index in found])[black]
+            agree[black] *= np.where(read_spade, spade, 1.0 - spade)
+        if self._rank_check is not None:
+            ranks = self._rank_check.chances(crops(self._rank_check.size))
+            read = [self._rank_check.classes.index(index.code[:-1]) for index in found]
+            agree *= ranks[np.arange(len(found)), read]
+        return [replace(index, confidence=index.confidence * chance)
+                for index, chance in zip(found, agree.tolist(), strict=True)]  # fmt: skip
 
     def _crops(self, image: Image, squares: list[Proposal], turn: float = 0.0, scale: float = 1.0,
                size: int | None = None) -> npt.NDArray[np.uint8]:  # fmt: skip
@@ -267,6 +279,31 @@ def _averaged(index: _Index, code: int, views: npt.NDArray[np.float32], views_ma
     others[code] = -np.inf  # the runner-up: the best of the other cards
     lead = float(mean[code] - others.max())
     return max(0.0, lead * (index.mass + float(views_mass.sum())) / (1 + len(views)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """One of the reader's checks: its network, the side of its crops and the names of its classes."""
+
+    net: onnxruntime.InferenceSession
+    size: int
+    classes: tuple[str, ...]
+
+    def chances(self, views: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        """Each index's class probabilities, the mean over its views (V x N x size x size x 3 -> N x classes)."""
+        probabilities = _softmax(_forward(self.net, views.reshape(-1, *views.shape[2:])), 1.0)
+        return np.asarray(probabilities.reshape(*views.shape[:2], -1).mean(axis=0), dtype=np.float32)
+
+
+def _load_check(path: Path, meta: dict[str, Any], key: str, what: str) -> _Check | None:
+    """The check the reader's `.json` names under `key`, if it names one; a file that cannot be loaded is refused."""
+    if key not in meta:
+        return None
+    try:
+        net = load_network(path.with_name(meta[key]))
+    except LOAD_ERRORS as error:
+        raise TemplatesError(f"{path}: cannot load the {what} ({error})") from None
+    return _Check(net, int(meta.get(f"{key}_size", meta["size"])), tuple(meta.get(f"{key}_classes", ())))
 
 
 def load_network(path: Path) -> onnxruntime.InferenceSession:

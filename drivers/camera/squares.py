@@ -57,8 +57,9 @@ class SquareRules:
 
 
 # Named by the last day the reader found its squares by them (the newest: the day they came). The shipped network
-# (P32) was trained on "2026-12-06": darker card stock not proposed, no slanted outline nor grey felt, one square a
-# corner (docs/camera.md, "Cards in shadow" and "Slanted cards and grey felt").
+# until 2026-12-07 (P32) was trained on "2026-12-06": darker card stock not proposed, no slanted outline nor grey
+# felt, one square a corner (docs/camera.md, "Cards in shadow" and "Slanted cards and grey felt"); the one since
+# (P48b) on "2026-12-07".
 RULES = {
     "2026-12-06": SquareRules(
         0.4, DetectorConfig(aspect=(1.0, 2.5), edge_width=0, dark_tables_only=True, cut_touching=True), False

@@ -69,9 +69,9 @@ def test_the_index_of_a_card_in_shadow_is_proposed() -> None:
 
 
 def test_training_proposes_with_the_rules_its_recipe_records() -> None:
-    """The shipped network was trained on squares found by the rules of "2026-12-06" (its `.json`'s `"squares"`; a
-    `.json` without it is older, and those rules too): rebuilt with them, its crops are the same; a new training finds
-    its squares as the reader does."""
+    """A network is trained on squares found by the rules its `.json` records (`"squares"`; a `.json` without it is
+    older than 2026-12-06 evening, and trained with that day's rules): rebuilt with them, its crops are the same; a
+    new training, as the shipped network's since 2026-12-07, finds its squares as the reader does."""
     frame, (x, y) = _card_in_shadow()
     truth = [(CODES.index("9C"), Proposal(x, y, indices.SIDE * 33))]
     positives = {}
@@ -84,7 +84,7 @@ def test_training_proposes_with_the_rules_its_recipe_records() -> None:
     assert positives[NEWEST] > positives["2026-12-06"] > 0
     assert RULES["2026-12-06"].min_light == 0.4 and RULES[NEWEST] == READER_RULES
     shipped = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
-    assert Recipe.of(SimpleNamespace(**shipped)).squares == shipped["squares"] == "2026-12-06"
+    assert Recipe.of(SimpleNamespace(**shipped)).squares == shipped["squares"] == NEWEST
     older = {key: value for key, value in shipped.items() if key != "squares"}
     assert Recipe.of(SimpleNamespace(**older)).squares == "2026-12-06"
 

@@ -497,7 +497,8 @@ def test_the_gate_reads_each_crop_as_the_mean_of_its_blocks(size: int) -> None:
 def test_a_reader_whose_gate_does_not_divide_its_crops_is_refused(tmp_path: Path) -> None:
     for name in ("index_net.onnx", "index_gate.onnx"):
         (tmp_path / name).write_bytes((DEFAULT_MODEL.parent / name).read_bytes())
-    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text()) | {"gate_size": 12}
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    meta["gate_size"] = meta["size"] // 2 + 1  # no divisor of the crops' side
     (tmp_path / "index_net.json").write_text(json.dumps(meta))
     with pytest.raises(TemplatesError, match="does not divide"):
         IndexReader(tmp_path / "index_net.onnx")
@@ -552,11 +553,11 @@ def test_the_squares_kept_per_index_follow_the_rule_whatever_the_frame(seed: int
         assert any(_near(squares[other], squares[k], SAME_INDEX) and likely[k] >= likely[other] for k in chosen)
 
 
-def test_the_club_against_spade_check_is_asked_only_about_reads_above_the_reporting_floor(
+def test_the_checks_are_asked_only_about_reads_above_the_reporting_floor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The check can only lower a confidence, so an index already under `MIN_REPORTED` (dropped as noise) is not
-    asked about; an index the check takes under the floor is dropped too."""
+    """The checks can only lower a confidence, so an index already under `MIN_REPORTED` (dropped as noise) is not
+    asked about; an index the checks take under the floor is dropped too."""
     reader = IndexReader()
     floor = MIN_REPORTED * reader.threshold / SURE  # the lead that `_rescale`s to the floor
     leads = (("9C", floor * 0.9), ("9S", 0.9), ("9H", 0.6), ("2C", 0.3))
@@ -570,7 +571,7 @@ def test_the_club_against_spade_check_is_asked_only_about_reads_above_the_report
     monkeypatch.setattr(reader, "_gated", lambda crops, squares: np.ones(len(squares), dtype=bool))
     monkeypatch.setattr(reader_module, "_vote", lambda *args: found)
     monkeypatch.setattr(reader, "_confirm", lambda image, voted: voted)
-    monkeypatch.setattr(reader, "_club_or_spade", check)
+    monkeypatch.setattr(reader, "_checked", check)
     image = np.full((200, 300, 3), 255, np.uint8)
     read = reader._indices(image, [(index.square, None) for index in found])
     assert asked == [["9S", "9H", "2C"]]  # the 9C under the floor is not asked about
@@ -606,38 +607,60 @@ def test_an_index_is_as_sure_as_the_mean_of_its_vote_and_its_other_views() -> No
     assert _averaged(strong, queen, agree, np.array([0.1, 0.1], np.float32)) < 0.5 * confirmed
 
 
-def test_a_black_read_is_only_as_sure_as_the_club_against_spade_check_allows(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`_club_or_spade` multiplies the confidence of each club or spade read by the probability the check gives its
-    suit (the mean of its two views, cut at the check's own size): a veto on top of the network; a red read is left
-    alone, and a reader without the check (as `calibrate` builds it) changes nothing."""
+def test_a_read_is_only_as_sure_as_the_checks_allow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_checked` multiplies the confidence of each read by the probability each check gives its answer, the mean of
+    its two views (as framed and half a turn round, cut once at the checks' size): the club-against-spade check asks
+    about the black reads only, the rank check about all; a reader without the checks (as `calibrate` builds it)
+    changes nothing."""
     reader = IndexReader()
-    assert reader._club_spade is not None  # the shipped reader has it
-    spade_chance = {0: 0.9, 1: 0.7}  # the check's answer for each black index: as framed and half a turn round
+    assert reader._club_spade is not None and reader._rank_check is not None  # the shipped reader has both
+    club_spade, rank_check = reader._club_spade, reader._rank_check
+    spade_chance = {0: 0.9, 1: 0.7}  # the club check's answer for the two black indices, both views
+    rank_chance = {"9": (0.8, 0.6), "K": (0.1, 0.0)}  # the rank check's chance of a rank in the two views
+    cut = []
+    real_crops = reader._crops
 
-    def check(net: object, crops: np.ndarray) -> np.ndarray:
-        assert net is reader._club_spade and len(crops) == 4  # two black indices, two views each
-        assert crops.shape[1:] == (reader._club_spade_size,) * 2 + (3,)
-        chances = np.array([spade_chance[row % 2] for row in range(len(crops))])
-        return np.log(np.stack([1 - chances, chances], axis=1)).astype(np.float32)
+    def crops(image: np.ndarray, squares: list[Proposal], turn: float = 0.0, scale: float = 1.0,
+              size: int | None = None) -> np.ndarray:  # fmt: skip
+        cut.append(size)
+        return real_crops(image, squares, turn, scale, size)
 
-    monkeypatch.setattr(reader_module, "_forward", check)
+    def forward(net: object, views: np.ndarray) -> np.ndarray:
+        if net is club_spade.net:
+            assert len(views) == 4 and views.shape[1:] == (club_spade.size,) * 2 + (3,)  # two black indices, 2 views
+            chances = np.array([spade_chance[row % 2] for row in range(len(views))])
+            return np.log(np.stack([1 - chances, chances], axis=1)).astype(np.float32)
+        assert net is rank_check.net and len(views) == 6  # three indices, two views each
+        assert views.shape[1:] == (rank_check.size,) * 2 + (3,)
+        read = ["9", "9", "K"]
+        rows = []
+        for row in range(6):
+            chance = rank_chance[read[row % 3]][row // 3]
+            rank = rank_check.classes.index(read[row % 3])
+            rest = (1 - chance) / (len(rank_check.classes) - 1)
+            rows.append([chance if column == rank else rest for column in range(len(rank_check.classes))])
+        return np.log(np.maximum(np.array(rows), 1e-9)).astype(np.float32)
+
+    monkeypatch.setattr(reader_module, "_forward", forward)
+    monkeypatch.setattr(reader, "_crops", crops)
     image = np.full((200, 200, 3), 255, np.uint8)
-    found = [_Index(code, 0.9, 0.9, Proposal(50 + 40 * n, 100, 30), None) for n, code in enumerate(("9C", "9H", "9S"))]
-    checked = reader._club_or_spade(image, found)
-    assert [index.code for index in checked] == ["9C", "9H", "9S"]
-    assert checked[0].confidence == pytest.approx(0.9 * (1 - 0.9))  # a club the check finds a spade: unsure
-    assert checked[1].confidence == 0.9  # red: not asked
-    assert checked[2].confidence == pytest.approx(0.9 * 0.7)
-    without = IndexReader(club_spade=False)  # as `calibrate` reads: the threshold is the network's own
-    assert without._club_spade is None
-    assert without._club_or_spade(image, found) == found
+    found = [_Index(code, 0.9, 0.9, Proposal(50 + 40 * n, 100, 30), None) for n, code in enumerate(("9C", "9H", "KS"))]
+    checked = reader._checked(image, found)
+    assert cut == [48, 48]  # both checks read 48-pixel crops: cut once, as framed and half a turn round
+    assert [index.code for index in checked] == ["9C", "9H", "KS"]
+    assert checked[0].confidence == pytest.approx(0.9 * (1 - 0.9) * 0.7)  # a club the check finds a spade: unsure
+    assert checked[1].confidence == pytest.approx(0.9 * 0.7)  # red: the rank check only
+    assert checked[2].confidence == pytest.approx(0.9 * 0.7 * 0.05, rel=1e-3)  # a rank the check doubts: unsure
+    without = IndexReader(checks=False)  # as `calibrate` reads: the threshold is the network's own
+    assert without._club_spade is None and without._rank_check is None
+    assert without._checked(image, found) == found
 
 
 @pytest.mark.parametrize(("name", "content"), [("index_net.onnx", None), ("index_net.onnx", b"not a network"),
                                               ("index_gate.onnx", b"\x08\x07garbage")])  # fmt: skip
 def test_a_reader_whose_network_cannot_be_loaded_is_refused(tmp_path: Path, name: str, content: bytes | None) -> None:
     """A missing or damaged network is a clear error naming the file, not an ONNX Runtime exception."""
-    for shipped in ("index_net.onnx", "index_gate.onnx", "club_spade.onnx", "index_net.json"):
+    for shipped in ("index_net.onnx", "index_gate.onnx", "club_spade.onnx", "rank_check.onnx", "index_net.json"):
         (tmp_path / shipped).write_bytes((DEFAULT_MODEL.parent / shipped).read_bytes())
     if content is None:
         (tmp_path / name).unlink()
@@ -647,8 +670,9 @@ def test_a_reader_whose_network_cannot_be_loaded_is_refused(tmp_path: Path, name
         IndexReader(tmp_path / "index_net.onnx")
 
 
-@pytest.mark.parametrize(("name", "size", "count"), [("index_net.onnx", 32, 27), ("index_gate.onnx", 16, 111),
-                                                     ("club_spade.onnx", 48, 5)])  # fmt: skip
+@pytest.mark.parametrize(("name", "size", "count"), [("index_net.onnx", 48, 27), ("index_gate.onnx", 16, 111),
+                                                     ("club_spade.onnx", 48, 5),
+                                                     ("rank_check.onnx", 48, 7)])  # fmt: skip
 def test_the_networks_give_the_logits_opencv_gives_for_the_same_files(name: str, size: int, count: int) -> None:
     """ONNX Runtime runs the shipped networks (`load_network`, since 2026-12-07); OpenCV's own ONNX importer, which
     ran them before and which calibrated the shipped threshold, gives the same logits for the same crops: the two
@@ -660,12 +684,34 @@ def test_the_networks_give_the_logits_opencv_gives_for_the_same_files(name: str,
     expected = np.asarray(opencv.forward(), dtype=np.float32)
     assert logits.shape == expected.shape == (count, expected.shape[1])
     assert np.allclose(logits, expected, atol=1e-4)
-    assert float(np.ptp(logits, axis=0).max()) > 0.5  # crops that differ get logits that differ: not a constant
+    assert float(np.ptp(logits, axis=0).max()) > 0.01  # crops that differ get logits that differ: not a constant
 
 
-def test_a_reader_whose_club_against_spade_check_cannot_be_loaded_is_refused(tmp_path: Path) -> None:
-    for name in ("index_net.onnx", "index_gate.onnx", "index_net.json"):
-        (tmp_path / name).write_bytes((DEFAULT_MODEL.parent / name).read_bytes())
-    (tmp_path / "club_spade.onnx").write_bytes(b"not a network")
-    with pytest.raises(TemplatesError, match="club-against-spade"):
+@pytest.mark.parametrize(("name", "what"), [("club_spade.onnx", "club-against-spade check"),
+                                            ("rank_check.onnx", "rank check")])  # fmt: skip
+def test_a_reader_whose_check_cannot_be_loaded_is_refused(tmp_path: Path, name: str, what: str) -> None:
+    for shipped in ("index_net.onnx", "index_gate.onnx", "club_spade.onnx", "rank_check.onnx", "index_net.json"):
+        (tmp_path / shipped).write_bytes((DEFAULT_MODEL.parent / shipped).read_bytes())
+    (tmp_path / name).write_bytes(b"not a network")
+    with pytest.raises(TemplatesError, match=f"cannot load the {what}"):
         IndexReader(tmp_path / "index_net.onnx")
+    (tmp_path / name).unlink()
+    with pytest.raises(TemplatesError, match=f"cannot load the {what}"):
+        IndexReader(tmp_path / "index_net.onnx")
+
+
+def test_a_rank_check_that_does_not_name_every_rank_is_refused(tmp_path: Path) -> None:
+    """A rank check whose `.json` does not say which rank each of its classes is cannot veto anything: refused when
+    the reader loads, not when a card is dealt."""
+    for shipped in ("index_net.onnx", "index_gate.onnx", "club_spade.onnx", "rank_check.onnx"):
+        (tmp_path / shipped).write_bytes((DEFAULT_MODEL.parent / shipped).read_bytes())
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    meta["rank_check_classes"] = meta["rank_check_classes"][:-1]
+    (tmp_path / "index_net.json").write_text(json.dumps(meta))
+    with pytest.raises(TemplatesError, match="rank_check_classes"):
+        IndexReader(tmp_path / "index_net.onnx")
+    del meta["rank_check_classes"]
+    (tmp_path / "index_net.json").write_text(json.dumps(meta))
+    with pytest.raises(TemplatesError, match="rank_check_classes"):
+        IndexReader(tmp_path / "index_net.onnx")
+    IndexReader(tmp_path / "index_net.onnx", checks=False)  # without its checks the reader needs neither

@@ -8,7 +8,8 @@ labelled indices: right when it lies on an index of its code, wrong when it lies
 invented when it lies on none; so is every read on a labelled index of `SCENES` studio scenes composed from the
 validation photos (`compose.py`). The threshold is the lowest lead (the reader's confidence before rescaling) above
 every wrong or invented read, plus `MARGIN`: no validation read at or above it is a wrong card. The reads are the
-network's without its club-against-spade check (`club_spade.py`), which the reader applies on top as a veto.
+network's without its checks (club against spade, `club_spade.py`; rank, `rank_check.py`), which the reader
+applies on top as vetoes.
 `--errors N` also prints the N wrong or invented reads with the highest leads, each with its photo or composed
 scene: the reads that set the threshold, to look at before judging a candidate network by it.
 
@@ -227,7 +228,7 @@ def main() -> None:
     meta = json.loads(meta_path.read_text())
     # without the club-against-spade check: the threshold is the network's own, and the check only a veto on top
     # (calibrated with it, the threshold fell to 0.744 and a held-out render's QC read KC surely: docs/camera.md)
-    reader = IndexReader(args.model, club_spade=False)
+    reader = IndexReader(args.model, checks=False)
     reader.threshold = 1.0  # confidences then come out as SURE x lead
     validation = read(check=True)["validation"]
     photos = photo_frames(validation)
