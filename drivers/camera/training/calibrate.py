@@ -226,7 +226,7 @@ def main() -> None:
     cv2.setNumThreads(1)
     meta_path = Path(args.model).with_suffix(".json")
     meta = json.loads(meta_path.read_text())
-    # without the club-against-spade check: the threshold is the network's own, and the check only a veto on top
+    # without the checks (club against spade, rank): the threshold is the network's own, the checks vetoes on top
     # (calibrated with it, the threshold fell to 0.744 and a held-out render's QC read KC surely: docs/camera.md)
     reader = IndexReader(args.model, checks=False)
     reader.threshold = 1.0  # confidences then come out as SURE x lead
