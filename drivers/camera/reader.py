@@ -18,8 +18,8 @@
    takes its share away and views that agree make it surer. Then the checks (`_checked`), small networks that each
    read one thing: an index read as a club or a spade is asked of one that tells only those two apart
    (`data/club_spade.onnx`), every index of one that reads only the rank (`data/rank_check.onnx`), and its
-   confidence is multiplied by the probability each gives its read: vetoes, as the threshold is calibrated without
-   them.
+   confidence is multiplied by the probability the suit check gives its suit and by the rank check's probability of
+   its rank over `RANK_AGREES` (at most 1): vetoes, as the threshold is calibrated without them.
 6. The indices of one card are grouped: the same code, 2 to `CARD_SPAN` index sizes apart on a line along a card's
    diagonal (`_opposite_corners`: the two corners of a card, not two cards side by side).
    The card's confidence is its best index's; for a network whose `.json` says `"both_corners": true` (trained by
@@ -77,6 +77,12 @@ LOAD_ERRORS = (OSError, onnx_errors.NoSuchFile, onnx_errors.InvalidProtobuf, onn
 # half a turn in a square 1.1 times larger: of the views compared (docs/camera.md, "The reader's rules around the
 # network"), these read the most validation indices surely with no confident wrong read on the training cards' renders.
 CHECKS = ((180.0, 1.0), (180.0, 1.1))
+# The rank check agrees with a read when it gives the read's rank at least this; below, the read's confidence is
+# scaled by its chance / RANK_AGREES. On every choice set (the training cards' renders, the new printed cards) this
+# read more cards surely than the plain product with no more confident wrong ones; 0.5 let a 2C for a 7C through.
+# The club-against-spade check stays a plain product: eased alike, it let a JC for a JS through (docs/camera.md,
+# "The rank check").
+RANK_AGREES = 0.75
 MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.07 ms on one core
 # An enrolled deck's templates overrule an unsure network read only with a card the network found at least this
 # likely on that card's indices. On renders of the studio deck's training cards (docs/camera.md, "Touching cards cut
@@ -221,10 +227,11 @@ class IndexReader:
                 for index, cards, mass in zip(found, views, index_mass, strict=True)]  # fmt: skip
 
     def _checked(self, image: Image, found: list[_Index]) -> list[_Index]:
-        """Each index's confidence times the probability each check gives its read, the mean of two views (its square
-        as framed and half a turn round, cut at the check's own size). The club-against-spade check is asked about
-        the indices read as a club or a spade, which the network confuses more than any other cards, and on decks it
-        never saw surely; the rank check about every index, as on new decks most sure wrong reads are a wrong rank.
+        """Each index's confidence times what each check gives its read, the mean of two views (its square as framed
+        and half a turn round, cut at the check's own size). The club-against-spade check is asked about the indices
+        read as a club or a spade, which the network confuses more than any other cards, and on decks it never saw
+        surely: times its probability of the suit read. The rank check about every index, as on new decks most sure
+        wrong reads are a wrong rank: times its probability of the rank read over `RANK_AGREES`, at most 1.
         The threshold is calibrated without the checks, so that they are vetoes: they can only make a read less sure
         (docs/camera.md, "The club-against-spade check" and "The rank check")."""
         if not found:
@@ -248,7 +255,7 @@ class IndexReader:
         if self._rank_check is not None:
             ranks = self._rank_check.chances(crops(self._rank_check.size))
             read = [self._rank_check.classes.index(index.code[:-1]) for index in found]
-            agree *= ranks[np.arange(len(found)), read]
+            agree *= np.minimum(1.0, ranks[np.arange(len(found)), read] / RANK_AGREES)
         return [replace(index, confidence=index.confidence * chance)
                 for index, chance in zip(found, agree.tolist(), strict=True)]  # fmt: skip
 

@@ -25,6 +25,7 @@ from drivers.camera.reader import (
     DEFAULT_MODEL,
     MIN_REPORTED,
     PLAUSIBLE,
+    RANK_AGREES,
     SAME_INDEX,
     SURE,
     IndexReader,
@@ -608,10 +609,11 @@ def test_an_index_is_as_sure_as_the_mean_of_its_vote_and_its_other_views() -> No
 
 
 def test_a_read_is_only_as_sure_as_the_checks_allow(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`_checked` multiplies the confidence of each read by the probability each check gives its answer, the mean of
-    its two views (as framed and half a turn round, cut once at the checks' size): the club-against-spade check asks
-    about the black reads only, the rank check about all; a reader without the checks (as `calibrate` builds it)
-    changes nothing."""
+    """`_checked` lowers the confidence of a read by what each check gives its answer, the mean of its two views (as
+    framed and half a turn round, cut once at the checks' size): the club-against-spade check asks about the black
+    reads only, times its probability; the rank check about all, times its probability over `RANK_AGREES` (a rank
+    check that gives the read's rank at least that agrees, and lowers nothing); a reader without the checks (as
+    `calibrate` builds it) changes nothing."""
     reader = IndexReader()
     assert reader._club_spade is not None and reader._rank_check is not None  # the shipped reader has both
     club_spade, rank_check = reader._club_spade, reader._rank_check
@@ -648,9 +650,14 @@ def test_a_read_is_only_as_sure_as_the_checks_allow(monkeypatch: pytest.MonkeyPa
     checked = reader._checked(image, found)
     assert cut == [48, 48]  # both checks read 48-pixel crops: cut once, as framed and half a turn round
     assert [index.code for index in checked] == ["9C", "9H", "KS"]
-    assert checked[0].confidence == pytest.approx(0.9 * (1 - 0.9) * 0.7)  # a club the check finds a spade: unsure
-    assert checked[1].confidence == pytest.approx(0.9 * 0.7)  # red: the rank check only
-    assert checked[2].confidence == pytest.approx(0.9 * 0.7 * 0.05, rel=1e-3)  # a rank the check doubts: unsure
+    eased = 0.7 / RANK_AGREES  # the 9's rank, 0.7 in the mean of the views, below the agreement
+    assert checked[0].confidence == pytest.approx(0.9 * (1 - 0.9) * eased)  # a club the check finds a spade: unsure
+    assert checked[1].confidence == pytest.approx(0.9 * eased)  # red: the rank check only
+    assert checked[2].confidence == pytest.approx(0.9 * 0.7 * 0.05 / RANK_AGREES, rel=1e-3)  # a doubted rank: unsure
+    rank_chance["9"] = (RANK_AGREES + 0.1, RANK_AGREES - 0.05)  # the rank check agrees: the 9s keep their confidence
+    agreed = reader._checked(image, found)
+    assert agreed[1].confidence == pytest.approx(0.9)
+    assert agreed[0].confidence == pytest.approx(0.9 * (1 - 0.9))  # still the club check's doubt
     without = IndexReader(checks=False)  # as `calibrate` reads: the threshold is the network's own
     assert without._club_spade is None and without._rank_check is None
     assert without._checked(image, found) == found
