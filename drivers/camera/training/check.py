@@ -4,7 +4,8 @@ spade, its rank) and vetoes the reader's reads it disagrees with (`club_spade.py
 A check learns from the index crops of the reader's own training data (the same photos, scenes and printed cards,
 rebuilt from the reader's `.json` with the same seeds, without the crops of non-indices), cut at its own size. It is
 written beside the reader as `<name>.onnx` and named in the reader's `.json` (`<name>`, `<name>_size`, ...) with its
-validation figures; `reader.py` multiplies a read's confidence by the probability the check gives the read's answer.
+validation figures; `reader.py` lowers a read's confidence by the probability the check gives the read's answer
+(`IndexReader._checked`: the suit check's as it is, the rank check's below `reader.RANK_AGREES` only).
 `calibrate.py` sets the threshold without the checks, so they are vetoes: they can only make a read less sure.
 """
 
