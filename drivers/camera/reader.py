@@ -81,7 +81,7 @@ CHECKS = ((180.0, 1.0), (180.0, 1.1))
 # scaled by its chance / RANK_AGREES. On every choice set (the training cards' renders, the new printed cards) this
 # read more cards surely than the plain product with no more confident wrong ones; 0.5 let a 2C for a 7C through.
 # The club-against-spade check stays a plain product: eased alike, it let a JC for a JS through (docs/camera.md,
-# "The rank check").
+# "The rank check agrees at 0.75").
 RANK_AGREES = 0.75
 MAX_READ = 64  # squares read per frame (per zone set) at most: 64 x about 0.07 ms on one core
 # An enrolled deck's templates overrule an unsure network read only with a card the network found at least this
