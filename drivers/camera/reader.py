@@ -169,7 +169,8 @@ class IndexReader:
     def _indices(self, image: Image, squares: list[tuple[Proposal, str | None]]) -> list[_Index]:
         if not squares:
             return []
-        crops = self._crops(image, [square for square, _ in squares])
+        cut = self._cut(image)
+        crops = cut([square for square, _ in squares])
         if self._gate is not None:
             passed = self._gated(crops, [square for square, _ in squares])
             crops = crops[passed]
@@ -181,7 +182,7 @@ class IndexReader:
         voted = _vote(probabilities, self._none, self.classes, squares)
         # The checks only ever lower a confidence, so indices already below the floor are not asked (a third of
         # their crops on the held-out webcam scenes in zones).
-        return self._reported(self._checked(image, self._reported(self._confirm(image, voted))))
+        return self._reported(self._checked(cut, self._reported(self._confirm(cut, voted))))
 
     def _reported(self, indices: list[_Index]) -> list[_Index]:
         """The indices at or above the reporting floor (`MIN_REPORTED`, after rescaling); the rest is noise."""
@@ -206,7 +207,7 @@ class IndexReader:
             return []
         return list(zip(found, self._gated(self._crops(image, found), found).tolist(), strict=True))
 
-    def _confirm(self, image: Image, found: list[_Index]) -> list[_Index]:
+    def _confirm(self, cut: _Cut, found: list[_Index]) -> list[_Index]:
         """Each index read again in the `CHECKS` views of its square (half a turn, twice), and its readings averaged
         (test-time augmentation): its vote's card probabilities and each view's (as shares of the view's card mass).
         Its confidence is the lead of its card over the runner-up in that mean, times the mean of how sure each
@@ -216,7 +217,7 @@ class IndexReader:
         if not found:
             return found
         squares = [index.square for index in found]
-        crops = np.stack([self._crops(image, squares, turn, scale) for turn, scale in CHECKS], axis=1)
+        crops = np.stack([cut(squares, turn, scale) for turn, scale in CHECKS], axis=1)
         probabilities = _softmax(_forward(self._net, crops.reshape(-1, *crops.shape[2:])),
                                  self.temperature)  # fmt: skip
         probabilities = probabilities.reshape(len(found), len(CHECKS), -1)
@@ -226,7 +227,7 @@ class IndexReader:
         return [replace(index, confidence=_averaged(index, self._cards.index(index.code), cards, mass))
                 for index, cards, mass in zip(found, views, index_mass, strict=True)]  # fmt: skip
 
-    def _checked(self, image: Image, found: list[_Index]) -> list[_Index]:
+    def _checked(self, cut: _Cut, found: list[_Index]) -> list[_Index]:
         """Each index's confidence times what each check gives its read, the mean of two views (its square as framed
         and half a turn round, cut at the check's own size). The club-against-spade check is asked about the indices
         read as a club or a spade, which the network confuses more than any other cards, and on decks it never saw
@@ -236,15 +237,11 @@ class IndexReader:
         (docs/camera.md, "The club-against-spade check" and "The rank check")."""
         if not found:
             return found
-        views: dict[int, npt.NDArray[np.uint8]] = {}
+        squares = [index.square for index in found]
 
         def crops(size: int) -> npt.NDArray[np.uint8]:
-            """Every index's two views at `size`, 2 x N x size x size x 3, cut once for the checks of that size."""
-            if size not in views:
-                squares = [index.square for index in found]
-                views[size] = np.stack([self._crops(image, squares, size=size),
-                                        self._crops(image, squares, 180.0, size=size)])  # fmt: skip
-            return views[size]
+            """Every index's two views at `size`, 2 x N x size x size x 3."""
+            return np.stack([cut(squares, size=size), cut(squares, 180.0, size=size)])
 
         agree = np.ones(len(found))
         black = np.array([index.code[-1] in "CS" for index in found])
@@ -270,11 +267,40 @@ class IndexReader:
                            borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
         return crops
 
+    def _cut(self, image: Image) -> _Cut:
+        """The frame's crops, each cut once by `_crops`."""
+        return _Cut(image, self._crops, self.size)
+
     def _rescale(self, margin: float) -> float:
         """Margin in [0, 1] -> confidence, `threshold` -> `SURE`, linear on each side."""
         if margin < self.threshold:
             return round(SURE * margin / self.threshold, 4)
         return round(SURE + (1 - SURE) * (margin - self.threshold) / max(1 - self.threshold, 1e-6), 4)
+
+
+class _Cut:
+    """One frame's crops, each square's view (turn, scale, size) cut once however often it is asked for: the checks
+    read every index as framed and half a turn round at the network's size, views the gate and `_confirm` have cut
+    already: 23 of the 149 crops a zones frame of the held-out webcam scenes cut before (2026-12-07)."""
+
+    def __init__(self, image: Image, cut: Callable[..., npt.NDArray[np.uint8]], size: int) -> None:
+        self._image, self._cut, self._size = image, cut, size
+        self._kept: dict[tuple[Proposal, float, float, int], npt.NDArray[np.uint8]] = {}
+
+    def __call__(self, squares: list[Proposal], turn: float = 0.0, scale: float = 1.0,
+                 size: int | None = None) -> npt.NDArray[np.uint8]:  # fmt: skip
+        """N x size x size x 3, as `IndexReader._crops` (the network's size unless given)."""
+        size = size or self._size
+        if not squares:
+            return np.empty((0, size, size, 3), dtype=np.uint8)
+        keys = [(square, turn, scale, size) for square in squares]
+        missing = [key for key in keys if key not in self._kept]
+        if missing:
+            fresh = self._cut(self._image, [key[0] for key in missing], turn, scale, size)
+            self._kept.update(zip(missing, fresh, strict=True))
+            if len(missing) == len(keys):
+                return fresh  # every view cut now, in order: no copy
+        return np.stack([self._kept[key] for key in keys])
 
 
 def _averaged(index: _Index, code: int, views: npt.NDArray[np.float32], views_mass: npt.NDArray[np.float32]) -> float:

@@ -579,6 +579,35 @@ def test_the_checks_are_asked_only_about_reads_above_the_reporting_floor(
     assert [index.code for index in read] == ["9S", "9H"]  # the 2C, halved by the check, fell under the floor
 
 
+def test_a_frame_cuts_each_view_of_a_square_once_and_reads_as_if_cut_afresh(
+    reader: IndexReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks read each index as framed and half a turn round at the network's size: views the gate and
+    `_confirm` cut already. Each view of a square (its turn, scale and size) is cut once a frame, and the cards read
+    are exactly those read when every view is cut whenever asked for."""
+    frame = load_image(REAL_DATA / "images" / "test" / "cam_image4.jpg")
+    views: list[tuple[Proposal, float, float, int | None]] = []
+    real_crops = reader._crops
+
+    def crops(image: np.ndarray, squares: list[Proposal], turn: float = 0.0, scale: float = 1.0,
+              size: int | None = None) -> np.ndarray:  # fmt: skip
+        views.extend((square, turn, scale, size or reader.size) for square in squares)
+        return real_crops(image, squares, turn, scale, size)
+
+    monkeypatch.setattr(reader, "_crops", crops)
+    read = reader.read_frame(frame)
+    checked = {view for view in views if view[1] == 180.0 and view[2] == 1.0}
+    assert checked and len(views) == len(set(views))  # indices were checked, and no view was cut twice
+    afresh = IndexReader()
+    monkeypatch.setattr(afresh, "_cut", lambda image: (lambda squares, turn=0.0, scale=1.0, size=None:
+                                                       real_crops(image, squares, turn, scale, size)))  # fmt: skip
+
+    def summary(reads: list[CardRead]) -> list[tuple[str, float, tuple[int, ...]]]:
+        return [(f"{card.rank}{card.suit}", card.confidence, card.box) for card in reads]
+
+    assert summary(afresh.read_frame(frame)) == summary(read) and read
+
+
 def _reading(*shares: tuple[int, float]) -> np.ndarray:
     """Card probabilities (52, summing to 1) with the given cards' shares and the rest spread evenly."""
     cards = np.zeros(52, np.float32)
@@ -647,7 +676,7 @@ def test_a_read_is_only_as_sure_as_the_checks_allow(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(reader, "_crops", crops)
     image = np.full((200, 200, 3), 255, np.uint8)
     found = [_Index(code, 0.9, 0.9, Proposal(50 + 40 * n, 100, 30), None) for n, code in enumerate(("9C", "9H", "KS"))]
-    checked = reader._checked(image, found)
+    checked = reader._checked(reader._cut(image), found)
     assert cut == [48, 48]  # both checks read 48-pixel crops: cut once, as framed and half a turn round
     assert [index.code for index in checked] == ["9C", "9H", "KS"]
     eased = 0.7 / RANK_AGREES  # the 9's rank, 0.7 in the mean of the views, below the agreement
@@ -655,12 +684,12 @@ def test_a_read_is_only_as_sure_as_the_checks_allow(monkeypatch: pytest.MonkeyPa
     assert checked[1].confidence == pytest.approx(0.9 * eased)  # red: the rank check only
     assert checked[2].confidence == pytest.approx(0.9 * 0.7 * 0.05 / RANK_AGREES, rel=1e-3)  # a doubted rank: unsure
     rank_chance["9"] = (RANK_AGREES + 0.1, RANK_AGREES - 0.05)  # the rank check agrees: the 9s keep their confidence
-    agreed = reader._checked(image, found)
+    agreed = reader._checked(reader._cut(image), found)
     assert agreed[1].confidence == pytest.approx(0.9)
     assert agreed[0].confidence == pytest.approx(0.9 * (1 - 0.9))  # still the club check's doubt
     without = IndexReader(checks=False)  # as `calibrate` reads: the threshold is the network's own
     assert without._club_spade is None and without._rank_check is None
-    assert without._checked(image, found) == found
+    assert without._checked(without._cut(image), found) == found
 
 
 @pytest.mark.parametrize(("name", "content"), [("index_net.onnx", None), ("index_net.onnx", b"not a network"),
