@@ -132,7 +132,7 @@ def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float, min_light: f
     count, _, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(ink, 8, cv2.CV_32S, cv2.CCL_BBDT)
     if count <= 1:
         return np.zeros((0, 4))
-    x, y, w, h, area = (stats[1:, i].astype(np.float64) for i in range(5))
+    x, y, w, h, area = stats[1:].T.astype(np.float64)
     longer, shorter = np.maximum(w, h), np.maximum(np.minimum(w, h), 1)
     keep = (
         (longer >= GLYPH_MIN)
@@ -141,45 +141,50 @@ def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float, min_light: f
         & (area >= 0.1 * w * h)
         & (area <= 0.92 * w * h)
     )
-    x, y, w, h, longer = x[keep], y[keep], w[keep], h[keep], longer[keep]
-    if len(x) == 0:
+    boxes = np.stack([x, y, x + w, y + h], axis=1)[keep]  # x0 y0 x1 y1: whole pixels inside the frame
+    if len(boxes) == 0:
         return np.zeros((0, 4))
     height, width = sums.shape
-    margin = RING * longer
-    inner = _corners(x, y, x + w, y + h, width, height)
-    outer = _corners(x - margin, y - margin, x + w + margin, y + h + margin, width, height)
-    ring_area = np.maximum(_area(outer) - _area(inner), 1)
-    inner_ink, inner_stock = _total(sums.ink, inner), _total(sums.stock, inner)
-    ring_ink = _total(sums.ink, outer) - inner_ink
+    margin = RING * longer[keep]
+    outer = np.clip(np.round(boxes + margin[:, None] * _GROW), 0, (width, height, width, height))
+    # the four integral-image corners of each box and of the box with its ring, looked up at once in each table
+    places = _corner_places(np.concatenate([boxes, outer]).astype(np.intp), width + 1).reshape(4, 2, -1)
+    inner_area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    ring_area = np.maximum((outer[:, 2] - outer[:, 0]) * (outer[:, 3] - outer[:, 1]) - inner_area, 1)
+    inner_ink, outer_ink = _totals(sums.ink, places)
+    inner_stock, outer_stock = _totals(sums.stock, places)
+    inner_square, outer_square = _totals(sums.stock_square, places)
+    ring_ink = outer_ink - inner_ink
     stock_pixels = np.maximum(ring_area - ring_ink, 1)
-    ring_light = (_total(sums.stock, outer) - inner_stock) / stock_pixels
-    ring_square = (_total(sums.stock_square, outer) - _total(sums.stock_square, inner)) / stock_pixels
+    ring_light = (outer_stock - inner_stock) / stock_pixels
+    ring_square = (outer_square - inner_square) / stock_pixels
     ring_spread = np.sqrt(np.maximum(ring_square - ring_light**2, 0))
     glyph_ink = np.maximum(inner_ink, 1)
-    glyph_grey = (_total(sums.grey, inner) - inner_stock) / glyph_ink
+    glyph_grey = (_totals(sums.grey, places[:, 0]) - inner_stock) / glyph_ink
     good = (ring_light >= min_light * sums.white) & (ring_ink / ring_area <= RING_INK) & (
         ring_light - glyph_grey >= GLYPH_CONTRAST) & (ring_spread <= RING_SPREAD)  # fmt: skip
     # On a textured cloth many pieces pass: the smoothest-surrounded MAX_GLYPHS are kept (a frame's work is bounded).
-    order = np.flatnonzero(good)[np.argsort(ring_spread[good], kind="stable")[:MAX_GLYPHS]]
-    boxes = np.stack([x, y, x + w, y + h], axis=1)[np.sort(order)]
-    return boxes * factor
+    kept = np.flatnonzero(good)
+    if len(kept) > MAX_GLYPHS:
+        kept = np.sort(kept[np.argsort(ring_spread[kept], kind="stable")[:MAX_GLYPHS]])
+    return np.asarray(boxes[kept] * factor, dtype=np.float64)
 
 
-def _corners(x0: npt.NDArray[np.float64], y0: npt.NDArray[np.float64], x1: npt.NDArray[np.float64],
-             y1: npt.NDArray[np.float64], width: int, height: int) -> tuple[npt.NDArray[np.intp], ...]:  # fmt: skip
-    def clip(values: npt.NDArray[np.float64], top: int) -> npt.NDArray[np.intp]:
-        return np.clip(np.round(values), 0, top).astype(np.intp)
-
-    return clip(x0, width), clip(y0, height), clip(x1, width), clip(y1, height)
+_GROW = np.array([-1.0, -1.0, 1.0, 1.0])  # a box's sides moved out by a margin: x0 y0 x1 y1
 
 
-def _area(box: tuple[npt.NDArray[np.intp], ...]) -> npt.NDArray[np.float64]:
-    return ((box[2] - box[0]) * (box[3] - box[1])).astype(np.float64)
+def _corner_places(boxes: npt.NDArray[np.intp], stride: int) -> npt.NDArray[np.intp]:
+    """Where each box's four corners lie in a flattened integral image `stride` wide: 4 x N, in the order of
+    `_totals` (bottom right, top right, bottom left, top left)."""
+    x0, y0, x1, y1 = boxes.T
+    return np.stack([y1 * stride + x1, y0 * stride + x1, y1 * stride + x0, y0 * stride + x0])
 
 
-def _total(table: npt.NDArray[Any], box: tuple[npt.NDArray[np.intp], ...]) -> npt.NDArray[np.float64]:
-    xa, ya, xb, yb = box
-    return np.asarray(table[yb, xb] - table[ya, xb] - table[yb, xa] + table[ya, xa], dtype=np.float64)
+def _totals(table: npt.NDArray[Any], places: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    """The sums of `table`'s image over boxes, from their corners' `places` (4 x ...; `_corner_places`): one lookup
+    in the table for all of them, added in the table's own type."""
+    bottom_right, top_right, bottom_left, top_left = table.ravel()[places]
+    return np.asarray(bottom_right - top_right - bottom_left + top_left, dtype=np.float64)
 
 
 def _distinct(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -297,21 +302,15 @@ def propose(image: Image, region: tuple[int, int, int, int] | None = None, min_l
 
 def _plausible(sums: _Sums, squares: npt.NDArray[np.float64], min_light: float) -> npt.NDArray[np.bool_]:
     """Squares mostly of light card stock with some ink: from integral images, a few operations per square."""
-    white, light_sum, ink_sum = sums.white, sums.grey, sums.ink
     height, width = sums.shape
-    half = squares[:, 2] / 2
-    xa = np.clip(np.round(squares[:, 0] - half), 0, width).astype(np.intp)
-    xb = np.clip(np.round(squares[:, 0] + half), 0, width).astype(np.intp)
-    ya = np.clip(np.round(squares[:, 1] - half), 0, height).astype(np.intp)
-    yb = np.clip(np.round(squares[:, 1] + half), 0, height).astype(np.intp)
-    area = np.maximum((xb - xa) * (yb - ya), 1)
-
-    def total(table: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
-        return np.asarray(table[yb, xb] - table[ya, xb] - table[yb, xa] + table[ya, xa], dtype=np.float64)
-
-    light = total(light_sum) / area / white
-    inked = total(ink_sum) / area
-    return (light >= min_light) & (inked >= INK_MIN) & (inked <= INK_MAX) & (area >= 0.5 * (2 * half) ** 2)
+    half = squares[:, 2, None] / 2
+    box = np.clip(np.round(squares[:, [0, 1, 0, 1]] + half * _GROW), 0, (width, height, width, height))
+    area = np.maximum((box[:, 2] - box[:, 0]) * (box[:, 3] - box[:, 1]), 1)
+    places = _corner_places(box.astype(np.intp), width + 1)
+    light = _totals(sums.grey, places) / area / sums.white
+    inked = _totals(sums.ink, places) / area
+    plausible = (light >= min_light) & (inked >= INK_MIN) & (inked <= INK_MAX) & (area >= 0.5 * (2 * half[:, 0]) ** 2)
+    return np.asarray(plausible, dtype=np.bool_)
 
 
 def crop_matrix(proposal: Proposal, size: int, angle: float = 0.0, stretch: tuple[float, float] = (1.0, 1.0),

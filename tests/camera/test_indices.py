@@ -109,6 +109,27 @@ def test_the_frames_white_is_numpys_99th_percentile_to_the_last_bit(seed: int) -
 
 
 @pytest.mark.parametrize("seed", range(10))
+def test_box_sums_from_the_integral_images_are_numpys_sums_over_the_boxes(seed: int) -> None:
+    """`_totals` at `_corner_places` (the glyphs' and squares' ink, grey and stock) gives each box's sum as NumPy
+    adds its pixels, for boxes anywhere in the image, empty ones and ones along its edges included, in every table
+    `_scan` keeps: whole-number tables in their own type, the squares' in floats."""
+    rng = np.random.default_rng(seed)
+    height, width = (int(n) for n in rng.integers(20, 200, 2))
+    grey = rng.integers(0, 256, (height, width)).astype(np.uint8)
+    ink, sums = indices._scan(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))
+    x = np.sort(rng.integers(0, width + 1, (60, 2)), axis=1)
+    y = np.sort(rng.integers(0, height + 1, (60, 2)), axis=1)
+    x[:5], y[5:10] = [0, width], [0, height]  # whole rows and columns
+    x[10:15, 1] = x[10:15, 0]  # empty boxes
+    boxes = np.stack([x[:, 0], y[:, 0], x[:, 1], y[:, 1]], axis=1)
+    places = indices._corner_places(boxes.astype(np.intp), width + 1)
+    stock = np.where(ink > 0, 0, grey).astype(np.float64)
+    for table, image in ((sums.grey, grey), (sums.ink, ink > 0), (sums.stock, stock), (sums.stock_square, stock**2)):
+        expected = [float(image[y0:y1, x0:x1].astype(np.float64).sum()) for x0, y0, x1, y1 in boxes.tolist()]
+        assert indices._totals(table, places).tolist() == expected
+
+
+@pytest.mark.parametrize("seed", range(10))
 def test_glyphs_repeated_at_both_scales_are_dropped_after_their_first_copy(seed: int) -> None:
     """`_distinct` on random boxes, some of them near copies of others: a box is dropped exactly when an earlier one
     overlaps it by `SAME_GLYPH` (IoU) or more."""
