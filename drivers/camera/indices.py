@@ -144,11 +144,9 @@ def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float, min_light: f
     boxes = np.stack([x, y, x + w, y + h], axis=1)[keep]  # x0 y0 x1 y1: whole pixels inside the frame
     if len(boxes) == 0:
         return np.zeros((0, 4))
-    height, width = sums.shape
-    margin = RING * longer[keep]
-    outer = np.clip(np.round(boxes + margin[:, None] * _GROW), 0, (width, height, width, height))
+    outer = _whole(boxes + RING * longer[keep, None] * _GROW, sums)
     # the four integral-image corners of each box and of the box with its ring, looked up at once in each table
-    places = _corner_places(np.concatenate([boxes, outer]).astype(np.intp), width + 1).reshape(4, 2, -1)
+    places = _corner_places(np.concatenate([boxes, outer]).astype(np.intp), sums.shape[1] + 1).reshape(4, 2, -1)
     inner_area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
     ring_area = np.maximum((outer[:, 2] - outer[:, 0]) * (outer[:, 3] - outer[:, 1]) - inner_area, 1)
     inner_ink, outer_ink = _totals(sums.ink, places)
@@ -171,6 +169,12 @@ def _glyphs(sums: _Sums, ink: npt.NDArray[np.uint8], factor: float, min_light: f
 
 
 _GROW = np.array([-1.0, -1.0, 1.0, 1.0])  # a box's sides moved out by a margin: x0 y0 x1 y1
+
+
+def _whole(boxes: npt.NDArray[np.float64], sums: _Sums) -> npt.NDArray[np.float64]:
+    """Boxes (x0 y0 x1 y1) rounded to whole pixels and clipped to the image `sums` was taken of."""
+    height, width = sums.shape
+    return np.asarray(np.clip(np.round(boxes), 0, (width, height, width, height)), dtype=np.float64)
 
 
 def _corner_places(boxes: npt.NDArray[np.intp], stride: int) -> npt.NDArray[np.intp]:
@@ -302,14 +306,13 @@ def propose(image: Image, region: tuple[int, int, int, int] | None = None, min_l
 
 def _plausible(sums: _Sums, squares: npt.NDArray[np.float64], min_light: float) -> npt.NDArray[np.bool_]:
     """Squares mostly of light card stock with some ink: from integral images, a few operations per square."""
-    height, width = sums.shape
-    half = squares[:, 2, None] / 2
-    box = np.clip(np.round(squares[:, [0, 1, 0, 1]] + half * _GROW), 0, (width, height, width, height))
+    side = squares[:, 2]
+    box = _whole(squares[:, [0, 1, 0, 1]] + side[:, None] / 2 * _GROW, sums)
     area = np.maximum((box[:, 2] - box[:, 0]) * (box[:, 3] - box[:, 1]), 1)
-    places = _corner_places(box.astype(np.intp), width + 1)
+    places = _corner_places(box.astype(np.intp), sums.shape[1] + 1)
     light = _totals(sums.grey, places) / area / sums.white
     inked = _totals(sums.ink, places) / area
-    plausible = (light >= min_light) & (inked >= INK_MIN) & (inked <= INK_MAX) & (area >= 0.5 * (2 * half[:, 0]) ** 2)
+    plausible = (light >= min_light) & (inked >= INK_MIN) & (inked <= INK_MAX) & (area >= 0.5 * side**2)
     return np.asarray(plausible, dtype=np.bool_)
 
 
