@@ -26,7 +26,9 @@ held to one thread (`cv2.setNumThreads(1)`), as a studio host running a camera p
   processes: one (`in_zones_beside_a_second_camera`, the other core busy) and two
   (`in_zones_beside_two_more_cameras`, both cores shared). `studio_frames_enrolled`: the same studio frames read
   with the studio deck enrolled (the shipped templates, enrolled from `images/train`), as a studio that ran
-  `studio camera enroll` reads them.
+  `studio camera enroll` reads them. `in_zones_still_table`: each real frame filmed lying still for a second (its
+  own noise each frame), read as `CameraSource` reads a stream (`still.StillTable`: a frame read again only when
+  its zones changed).
 
 A card counts as read right when a read's box overlaps its labelled box (IoU > 0.5) with the right code; a card not
 found counts as wrong. `confident_errors` are wrong codes read with a confidence of 0.8 or more (what the camera
@@ -61,11 +63,12 @@ from drivers.camera.image_io import load_image  # noqa: E402
 from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader  # noqa: E402
 from drivers.camera.recognize import CardRead, Recognizer  # noqa: E402
 from drivers.camera.source import DEFAULT_TEMPLATES  # noqa: E402
+from drivers.camera.still import REREAD_EVERY, StillTable  # noqa: E402
 from drivers.camera.templates import Templates  # noqa: E402
 from drivers.camera.training import split  # noqa: E402
 from drivers.camera.training.calibrate import lies_on  # noqa: E402
 from tests.camera.photos import card_photos  # noqa: E402
-from tests.camera.render import CODES, Placed, degrade, felt, photo, place, table  # noqa: E402
+from tests.camera.render import CODES, Placed, degrade, felt, filmed, photo, place, table  # noqa: E402
 from tests.camera.scenes import card_images, owners, roboflow_truth, studio_scene  # noqa: E402
 
 REAL = card_photos()
@@ -107,6 +110,26 @@ def timing(
             recognizer.read_frame(frame, zones or ())
             times.append((time.perf_counter() - start) * 1000)
     return _summary(times)
+
+
+def still_table_timing(reader: IndexReader, scenes: list[np.ndarray], zones: list[Zone], repeats: int
+                       ) -> dict[str, Any]:  # fmt: skip
+    """A camera filming each scene lying still for `REREAD_EVERY` frames (a second at 25 frames a second), each frame
+    with its own sensor noise and JPEG compression (`render.filmed`: sigma 4, quality 80), read through `StillTable`
+    as `CameraSource` reads: the first frame of a scene is read, the others compared with it. Milliseconds per frame,
+    and how many frames were read again (the rest were given the last reading's cards)."""
+    rng = np.random.default_rng(17)
+    takes = [[filmed(scene, rng) for _ in range(5)] for scene in scenes]  # five frames' noise per scene, in turn
+    times, read_again = [], 0
+    for _ in range(repeats):
+        for scene_takes in takes:
+            table = StillTable(reader, zones)
+            for index in range(REREAD_EVERY):
+                start = time.perf_counter()
+                table.read_frame(scene_takes[index % len(scene_takes)])
+                times.append((time.perf_counter() - start) * 1000)
+            read_again += table.frames_read_again
+    return _summary(times) | {"read_again": read_again, "frame_rate": 25}
 
 
 def _summary(times: list[float]) -> dict[str, Any]:
@@ -391,6 +414,9 @@ def shipped(quick: bool, repeats: int, model: Path = DEFAULT_MODEL, studio_cards
             "frames": "held-out roboflow webcam scenes resized to 1280x720",
             "in_zones": timing(reader, [(frame, zones) for frame in frames_1280], repeats) | {"target": 15.0},
             "anywhere": timing(reader, [(frame, None) for frame in frames_1280], repeats) | {"target": 30.0},
+            # The same scenes lying still a second each, as a camera films them: a frame is read only when its zones
+            # changed (`StillTable`, as `CameraSource` reads), so most cost the comparison alone.
+            "in_zones_still_table": still_table_timing(reader, frames_1280, zones, max(1, repeats // 2)),
             # The same zones timed while other cameras read whole frames in their own processes: one on the other
             # core (two tables on a 2-core host), then two (three tables on two cores, each core shared).
             **loaded,

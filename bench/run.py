@@ -255,6 +255,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
                "shipped_reader.time_per_frame_ms.in_zones_beside_two_more_cameras.median", "ms"),
         Figure("the same, two more cameras reading whole frames (both cores shared), p90",
                "shipped_reader.time_per_frame_ms.in_zones_beside_two_more_cameras.p90", "ms"),
+        Figure("shipped reader: real 1280×720 frames of a still table (each scene a second, its own noise each frame),"
+               " two zones, as the camera source reads a stream, median",
+               "shipped_reader.time_per_frame_ms.in_zones_still_table.median", "ms"),
+        Figure("the same, p90", "shipped_reader.time_per_frame_ms.in_zones_still_table.p90", "ms"),
+        Figure("the same, frames read again (the rest given the last reading's cards)",
+               "shipped_reader.time_per_frame_ms.in_zones_still_table.read_again", ""),
+        Figure("the same, frames", "shipped_reader.time_per_frame_ms.in_zones_still_table.frames", ""),
         Figure("shipped reader: real 1280×720 frame, read anywhere, median",
                "shipped_reader.time_per_frame_ms.anywhere.median", "ms", at_most(30)),
         Figure("shipped reader: real 1280×720 frame, read anywhere, p90",

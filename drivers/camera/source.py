@@ -10,6 +10,9 @@ carries the SHA-256 of both files (`evidence_sha256`, `evidence_boxes_sha256`); 
 the hash chain makes the files tamper-evident. A file of evidence is never overwritten: its name holds the time and
 the report's sequence number, and it is created exclusively.
 
+A frame whose zones look as they did in the frame last read is not read again: it gets that frame's cards
+(`still.StillTable`; read again when a cell of the zones changes, and once every `still.REREAD_EVERY` frames anyway).
+
 Blocking work (opening the device, grabbing a frame, recognising, writing a crop) runs in worker threads so that the
 event loop never waits on OpenCV. A frame that is unusable (undecodable, empty, of the wrong pixel type, too large)
 is counted and skipped, and the health degrades while they are frequent; a stream that ends, fails, or gives no frame
@@ -39,6 +42,7 @@ from drivers.camera.options import camera_options
 from drivers.camera.reader import IndexReader
 from drivers.camera.recognize import CardRead
 from drivers.camera.stability import Sighting, StabilityTracker
+from drivers.camera.still import StillTable
 from drivers.camera.templates import Templates
 from studio.clock import SystemClock
 from studio.domain.cards import parse_card
@@ -139,10 +143,16 @@ class CameraSource(ManagedSource):
         self._device_session = f"started-{self._clock.now():%Y%m%dT%H%M%S.%f}"
         self.frames_read = 0
         self.bad_frames = 0
+        self._still: StillTable | None = None  # the frames of the current `reports` pass, read when they change
 
     @property
     def source_id(self) -> str:
         return self._id
+
+    @property
+    def frames_still(self) -> int:
+        """Usable frames of the current pass given the cards of the frame last read (nothing in the zones changed)."""
+        return self._still.frames_still if self._still is not None else 0
 
     @property
     def evidence_dir(self) -> Path:
@@ -193,7 +203,7 @@ class CameraSource(ManagedSource):
     async def reports(self) -> AsyncIterator[DeviceReport]:
         if not self._open or self._recognizer is None:
             raise SourceDisconnected(f"{self._id}: not open")
-        recognizer = self._recognizer
+        still = self._still = StillTable(self._recognizer, self._zones)
         tracker: StabilityTracker[_Evidence] = StabilityTracker(
             self._stable_frames, self._min_confidence, self._misread_after, self._clear_after
         )
@@ -209,7 +219,7 @@ class CameraSource(ManagedSource):
                 self._bad(frame.reason)
                 continue
             try:
-                image, reads = await asyncio.to_thread(self._recognise, recognizer, frame)
+                image, reads = await asyncio.to_thread(self._recognise, still, frame)
             except ImageError as error:
                 self._bad(str(error))
                 continue
@@ -225,10 +235,10 @@ class CameraSource(ManagedSource):
                                          decision.evidence)  # fmt: skip
         raise SourceDisconnected(f"{self._id}: {self._closed_reason or 'closed'}")  # closed while reading
 
-    def _recognise(self, recognizer: IndexReader, frame: object) -> tuple[Image, list[CardRead]]:
+    def _recognise(self, still: StillTable, frame: object) -> tuple[Image, list[CardRead]]:
         """Check the frame and read its cards (in a worker thread: both can take milliseconds)."""
         image = check_frame(frame, f"frame {self.frames_read}")
-        return image, recognizer.read_frame(image, self._zones)
+        return image, still.read_frame(image)
 
     async def _grab(self) -> object | None:
         reader = self._reader

@@ -207,6 +207,35 @@ def degrade(frame: Image, rng: np.random.Generator, noise: float = 0.0, blur: fl
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def filmed(frame: Image, rng: np.random.Generator, noise: float = 4.0, quality: int = 80) -> Image:
+    """`frame` as a camera's stream gives it: its own sensor noise (standard deviation in grey levels) and JPEG
+    compression at `quality` (a camera filming a still table gives a new one of these each frame)."""
+    noisy = frame.astype(np.float32) + noise * rng.standard_normal(frame.shape, dtype=np.float32)
+    noisy = np.clip(noisy, 0, 255).astype(np.uint8)
+    ok, encoded = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    decoded = cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED) if ok else None
+    if decoded is None:
+        raise ValueError("the frame could not be compressed")
+    return u8(decoded)
+
+
+def index_swapped(frame: Image, at: tuple[float, float, float], other: tuple[float, float, float]) -> Image | None:
+    """A copy of `frame` whose index square at `at` (centre x, y and side) shows the one at `other` instead, scaled
+    to it: a card changed under the camera. None if either square reaches past the frame."""
+    height, width = frame.shape[:2]
+    squares = []
+    for x, y, side in (at, other):
+        half = int(side / 2)
+        x0, y0 = int(x) - half, int(y) - half
+        if half < 2 or x0 < 0 or y0 < 0 or x0 + 2 * half > width or y0 + 2 * half > height:
+            return None
+        squares.append((x0, y0, 2 * half))
+    (x0, y0, side), (ox, oy, other_side) = squares
+    changed = frame.copy()
+    changed[y0 : y0 + side, x0 : x0 + side] = cv2.resize(frame[oy : oy + other_side, ox : ox + other_side], (side, side))
+    return changed
+
+
 def photo(code: str, seed: int = 0, size: tuple[int, int] = (360, 480)) -> Image:
     """An enrollment photo: the card alone, nearly upright, filling much of the picture."""
     rng = np.random.default_rng(seed)

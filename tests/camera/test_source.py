@@ -87,6 +87,7 @@ def test_a_card_is_reported_once_stable_with_its_crop_and_time(synthetic_templat
     assert ended is not None and "the stream ended" in str(ended)
     assert source.health().state is SourceState.DISCONNECTED
     assert source.frames_read == 6 and source.bad_frames == 0
+    assert source.frames_still == 4  # the card's frames after the first look as it did: not read again
 
 
 def test_cards_are_read_in_their_zones_only(real_templates: Templates, tmp_path: Path) -> None:
