@@ -64,9 +64,13 @@ def test_the_camera_is_configured_by_name_with_zones() -> None:
     zones = [{"name": "player", "box": [0, 0, 640, 720]}, {"name": "banker", "box": [640, 0, 640, 720]}]
     camera = create_source("camera-7", "camera", {"url": 0, "stable_frames": 4, "zones": zones}, CLOCK)
     assert isinstance(camera, CameraSource)
+    assert isinstance(create_source("camera-7", "camera", {"url": 0, "reread_every": 1}, CLOCK), CameraSource)
     for options, message in [
         ({}, "url is required"),
         ({"url": 0, "stable_frames": 0}, "stable_frames must be a number from 1 to 100"),
+        ({"url": 0, "reread_every": 0}, "reread_every must be a number from 1 to 250"),
+        ({"url": 0, "reread_every": 2.5}, "reread_every must be a whole number from 1 to 250"),
+        ({"url": 0, "stable_frames": 3.0}, "stable_frames must be a whole number from 1 to 100"),
         ({"url": 0, "zones": [{"name": "p", "box": [1, 2, 3]}]}, r"zones\[0\] must be"),
         ({"url": 0, "focus": "auto"}, "unknown setting focus"),
     ]:

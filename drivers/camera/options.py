@@ -8,7 +8,7 @@ from typing import Any
 from drivers.camera.detect import Zone
 from studio.domain.errors import ConfigError
 
-KEYS = {"url", "templates", "zones", "stable_frames", "min_confidence", "evidence_dir", "read_timeout"}
+KEYS = {"url", "templates", "zones", "stable_frames", "min_confidence", "evidence_dir", "read_timeout", "reread_every"}
 
 
 def camera_options(source_id: str, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -22,11 +22,13 @@ def camera_options(source_id: str, options: Mapping[str, Any]) -> dict[str, Any]
         raise ConfigError(f"{where}: url is required: a device index (0), a video file, an RTSP/HTTP URL or a folder")
     kwargs: dict[str, Any] = {"input": url}
     for key, kind, low, high in (("stable_frames", int, 1, 100), ("min_confidence", float, 0.0, 1.0),
-                                 ("read_timeout", float, 0.01, 600.0)):  # fmt: skip
+                                 ("read_timeout", float, 0.01, 600.0), ("reread_every", int, 1, 250)):  # fmt: skip
         if key in options:
             value = options[key]
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ConfigError(f"{where}: {key} must be a number from {low} to {high}, not {value!r}")
+            if kind is int and not isinstance(value, int):  # 2.5 frames is a typing slip, not 2 frames
+                raise ConfigError(f"{where}: {key} must be a whole number from {low} to {high}, not {value!r}")
             kwargs[key] = kind(value)
     for key in ("templates", "evidence_dir"):
         if key in options:

@@ -11,7 +11,8 @@ the hash chain makes the files tamper-evident. A file of evidence is never overw
 the report's sequence number, and it is created exclusively.
 
 A frame whose zones look as they did in the frame last read is not read again: it gets that frame's cards
-(`still.StillTable`; read again when a cell of the zones changes, and once every `still.REREAD_EVERY` frames anyway).
+(`still.StillTable`; read again when a cell of the zones changes, and at least every `reread_every` frames: 25, one
+second at 25 frames a second, by default; 1 reads every frame).
 
 Blocking work (opening the device, grabbing a frame, recognising, writing a crop) runs in worker threads so that the
 event loop never waits on OpenCV. A frame that is unusable (undecodable, empty, of the wrong pixel type, too large)
@@ -42,7 +43,7 @@ from drivers.camera.options import camera_options
 from drivers.camera.reader import IndexReader
 from drivers.camera.recognize import CardRead
 from drivers.camera.stability import Sighting, StabilityTracker
-from drivers.camera.still import StillTable
+from drivers.camera.still import REREAD_EVERY, StillTable
 from drivers.camera.templates import Templates
 from studio.clock import SystemClock
 from studio.domain.cards import parse_card
@@ -113,10 +114,13 @@ class CameraSource(ManagedSource):
         clear_after: int = 2,
         evidence_dir: Path | str = Path("artifacts") / "camera",
         read_timeout: float = 5.0,
+        reread_every: int = REREAD_EVERY,
         clock: Clock | None = None,
     ) -> None:
         if read_timeout <= 0:
             raise ValueError(f"read_timeout must be positive, not {read_timeout}")
+        if reread_every < 1:
+            raise ValueError(f"reread_every must be at least 1, not {reread_every}")
         self._id = source_id
         self._input = input
         # No templates: the shipped reader alone (no enrollment needed); an enrolled deck confirms or overrides it.
@@ -128,6 +132,7 @@ class CameraSource(ManagedSource):
         self._clear_after = clear_after
         self._evidence_dir = Path(evidence_dir)  # the crops go in a folder of the source's own in it
         self._read_timeout = read_timeout
+        self._reread_every = reread_every  # a frame is read at least every this many frames (1: every frame)
         self._clock: Clock = clock or SystemClock()
         self._reader: FrameReader | None = None
         self._recognizer: IndexReader | None = None
@@ -203,7 +208,7 @@ class CameraSource(ManagedSource):
     async def reports(self) -> AsyncIterator[DeviceReport]:
         if not self._open or self._recognizer is None:
             raise SourceDisconnected(f"{self._id}: not open")
-        still = self._still = StillTable(self._recognizer, self._zones)
+        still = self._still = StillTable(self._recognizer, self._zones, self._reread_every)
         tracker: StabilityTracker[_Evidence] = StabilityTracker(
             self._stable_frames, self._min_confidence, self._misread_after, self._clear_after
         )

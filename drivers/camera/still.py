@@ -33,7 +33,7 @@ from drivers.camera.recognize import CardRead
 
 CELL = 8  # pixels a side of the cells whose means are compared
 CHANGED = 8  # a cell whose mean moved by more than this many grey levels (in any colour) is a change: read again
-REREAD_EVERY = 25  # frames: a table is read at least this often (a second at 25 frames a second), changed or not
+REREAD_EVERY = 25  # frames: by default a table is read at least this often (a second at 25 frames a second)
 # The zones are compared with this margin (a fraction of their size) round them: the reader looks past a zone's edge
 # (its outlines with `DetectorConfig.zone_margin` = 0.15, an index's crop past its square), so a change there counts.
 MARGIN = 0.25
@@ -47,11 +47,15 @@ class Reader(Protocol):
 
 class StillTable:
     """`reader.read_frame` for a stream of frames, read again only when the zones (or the whole frame, with none)
-    changed. `frames_read_again` and `frames_still` count what it did."""
+    changed, and at least every `reread_every` frames (1: every frame is read). `frames_read_again` and
+    `frames_still` count what it did."""
 
-    def __init__(self, reader: Reader, zones: Sequence[Zone] = ()) -> None:
+    def __init__(self, reader: Reader, zones: Sequence[Zone] = (), reread_every: int = REREAD_EVERY) -> None:
+        if reread_every < 1:
+            raise ValueError(f"reread_every must be at least 1, not {reread_every}")
         self._reader = reader
         self._zones = tuple(zones)
+        self._reread_every = reread_every
         self._last: list[npt.NDArray[np.uint8]] | None = None  # the cells of the frame last read
         self._last_size: tuple[int, ...] = ()
         self._reads: list[CardRead] = []
@@ -72,7 +76,7 @@ class StillTable:
         return list(self._reads)
 
     def _still(self, size: tuple[int, ...], now: list[npt.NDArray[np.uint8]]) -> bool:
-        if self._last is None or size != self._last_size or self._since_read + 1 >= REREAD_EVERY:
+        if self._last is None or size != self._last_size or self._since_read + 1 >= self._reread_every:
             return False
         return largest_change(now, self._last) <= CHANGED
 

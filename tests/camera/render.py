@@ -232,7 +232,8 @@ def index_swapped(frame: Image, at: tuple[float, float, float], other: tuple[flo
         squares.append((x0, y0, 2 * half))
     (x0, y0, side), (ox, oy, other_side) = squares
     changed = frame.copy()
-    changed[y0 : y0 + side, x0 : x0 + side] = cv2.resize(frame[oy : oy + other_side, ox : ox + other_side], (side, side))
+    patch = frame[oy : oy + other_side, ox : ox + other_side]
+    changed[y0 : y0 + side, x0 : x0 + side] = cv2.resize(patch, (side, side))
     return changed
 
 

@@ -90,6 +90,17 @@ def test_a_card_is_reported_once_stable_with_its_crop_and_time(synthetic_templat
     assert source.frames_still == 4  # the card's frames after the first look as it did: not read again
 
 
+def test_reread_every_one_has_the_camera_read_every_frame(synthetic_templates: Path, tmp_path: Path) -> None:
+    scene, _ = table(["QH"], seed=2)
+    source = CameraSource("camera", write_frames(tmp_path / "frames", still(scene, 4)), templates=synthetic_templates,
+                          reread_every=1, evidence_dir=tmp_path / "evidence")  # fmt: skip
+    reports, _, _ = collect(source)
+    assert [r.card.code for r in reports if r.card] == ["QH"]
+    assert source.frames_read == 4 and source.frames_still == 0
+    with pytest.raises(ValueError, match="reread_every must be at least 1"):
+        CameraSource("camera", tmp_path, reread_every=0)
+
+
 def test_cards_are_read_in_their_zones_only(real_templates: Templates, tmp_path: Path) -> None:
     """A real held-out photo of four cards (webcam-9-to-ace `images/test`), zones around two of them: only those two
     are reported, read with the deck's templates and the shipped network."""

@@ -167,3 +167,14 @@ def test_the_reads_handed_out_are_copies() -> None:
     first = still.read_frame(frame)
     first.clear()
     assert len(still.read_frame(frame)) == 1
+
+
+def test_reread_every_one_reads_every_frame_and_zero_is_refused() -> None:
+    reader = Counting(())
+    still = StillTable(reader, (), reread_every=1)
+    frame = np.zeros((720, 1280, 3), dtype=np.uint8)
+    for _ in range(3):
+        still.read_frame(frame)
+    assert len(reader.frames) == 3 and still.frames_still == 0
+    with pytest.raises(ValueError, match="reread_every must be at least 1"):
+        StillTable(reader, (), reread_every=0)

@@ -52,6 +52,7 @@ SOURCE_OPTIONS: dict[str, dict[str, Any]] = {
         "stable_frames": 3,
         "min_confidence": 0.9,
         "read_timeout": 5.0,
+        "reread_every": 25,
         "templates": "t.npz",
         "evidence_dir": "artifacts",
         "zones": [{"name": "player", "box": [0, 0, 640, 720]}],
