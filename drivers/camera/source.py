@@ -66,6 +66,8 @@ class _Evidence:
     quad: Quad
     box: tuple[int, int, int, int]  # the card's box in the frame
     frame_boxes: tuple[dict[str, Any], ...]  # every card read in the frame: code, confidence, box, zone
+    # False when the frame was not read but given the cards of the frame last read, which it matched (`StillTable`)
+    boxes_from_this_frame: bool = True
 
 
 def evidence_json(
@@ -77,14 +79,17 @@ def evidence_json(
     frame_size: tuple[int, int],
     box: Sequence[int],
     frame_boxes: Sequence[Mapping[str, Any]],
+    boxes_from_this_frame: bool = True,
 ) -> bytes:
-    """The JSON kept beside a crop: which read it is, the crop's hash, the frame's size and boxes (canonical form)."""
+    """The JSON kept beside a crop: which read it is, the crop's hash, the frame's size and boxes (canonical form),
+    and whether the boxes were read in this frame or in the frame last read, which this one matched (`StillTable`)."""
     document = {
         "source": source_id, "device_seq": device_seq, "code": code,
         "crop": crop_name, "crop_sha256": crop_sha256,
         "frame": {"width": frame_size[0], "height": frame_size[1]},
         "box": [int(v) for v in box],  # this card's box, x y w h in frame pixels
         "boxes": list(frame_boxes),  # every card read in the frame
+        "boxes_from_this_frame": boxes_from_this_frame,
     }  # fmt: skip
     return json.dumps(document, sort_keys=True, separators=(",", ":")).encode("ascii")
 
@@ -224,7 +229,7 @@ class CameraSource(ManagedSource):
                 self._bad(frame.reason)
                 continue
             try:
-                image, reads = await asyncio.to_thread(self._recognise, still, frame)
+                image, reads, read_now = await asyncio.to_thread(self._recognise, still, frame)
             except ImageError as error:
                 self._bad(str(error))
                 continue
@@ -233,17 +238,19 @@ class CameraSource(ManagedSource):
                 continue
             self._good()
             boxes = _frame_boxes(reads)
-            sightings = [Sighting(r.code, r.confidence, r.box, r.zone, _Evidence(image, r.quad, r.box, boxes))
+            sightings = [Sighting(r.code, r.confidence, r.box, r.zone, _Evidence(image, r.quad, r.box, boxes, read_now))
                          for r in reads]  # fmt: skip
             for decision in tracker.update(sightings):
                 yield await self._report(decision.confirmed, decision.code, decision.confidence, decision.detail,
                                          decision.evidence)  # fmt: skip
         raise SourceDisconnected(f"{self._id}: {self._closed_reason or 'closed'}")  # closed while reading
 
-    def _recognise(self, still: StillTable, frame: object) -> tuple[Image, list[CardRead]]:
-        """Check the frame and read its cards (in a worker thread: both can take milliseconds)."""
+    def _recognise(self, still: StillTable, frame: object) -> tuple[Image, list[CardRead], bool]:
+        """Check the frame and read its cards (in a worker thread: both can take milliseconds); whether it was read
+        (else it matched the frame last read and has its cards)."""
         image = check_frame(frame, f"frame {self.frames_read}")
-        return image, still.read_frame(image)
+        reads = still.read_frame(image)
+        return image, reads, still.read_now
 
     async def _grab(self) -> object | None:
         reader = self._reader
@@ -315,7 +322,7 @@ class CameraSource(ManagedSource):
             raise ValueError(f"no free name for {stem}.png in {folder}")
         height, width = frame.shape[:2]
         boxes = evidence_json(self._id, self._seq, code, path.name, crop_hash, (width, height), evidence.box,
-                              evidence.frame_boxes)  # fmt: skip
+                              evidence.frame_boxes, evidence.boxes_from_this_frame)  # fmt: skip
         path.with_suffix(".json").write_bytes(boxes)  # named as the crop, which was just taken exclusively
         return str(path), crop_hash, hashlib.sha256(boxes).hexdigest()
 

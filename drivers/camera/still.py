@@ -47,8 +47,8 @@ class Reader(Protocol):
 
 class StillTable:
     """`reader.read_frame` for a stream of frames, read again only when the zones (or the whole frame, with none)
-    changed, and at least every `reread_every` frames (1: every frame is read). `frames_read_again` and
-    `frames_still` count what it did."""
+    changed, and at least every `reread_every` frames (1: every frame is read). `read_now` says whether the last
+    frame was read; `frames_read_again` and `frames_still` count what it did."""
 
     def __init__(self, reader: Reader, zones: Sequence[Zone] = (), reread_every: int = REREAD_EVERY) -> None:
         if reread_every < 1:
@@ -62,10 +62,12 @@ class StillTable:
         self._since_read = 0
         self.frames_read_again = 0
         self.frames_still = 0
+        self.read_now = False  # whether the last frame was read (else it was given the last reading's cards)
 
     def read_frame(self, image: Image) -> list[CardRead]:
         """The cards of `image` (checked already: `image_io.check_frame`): read, or the last reading's if still."""
         now = cells(image, self._zones)
+        self.read_now = False
         if self._still(image.shape, now):
             self._since_read += 1
             self.frames_still += 1
@@ -73,6 +75,7 @@ class StillTable:
         self._reads = self._reader.read_frame(image, self._zones)
         self._last, self._last_size, self._since_read = now, image.shape, 0
         self.frames_read_again += 1
+        self.read_now = True
         return list(self._reads)
 
     def _still(self, size: tuple[int, ...], now: list[npt.NDArray[np.uint8]]) -> bool:

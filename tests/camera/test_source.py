@@ -4,6 +4,7 @@ evidence crops, bad frames, a stream that ends or hangs, and its lifecycle. Time
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,6 +89,8 @@ def test_a_card_is_reported_once_stable_with_its_crop_and_time(synthetic_templat
     assert source.health().state is SourceState.DISCONNECTED
     assert source.frames_read == 6 and source.bad_frames == 0
     assert source.frames_still == 4  # the card's frames after the first look as it did: not read again
+    # the report comes at the third frame showing the card, which was given the first one's reading: its boxes say so
+    assert json.loads(Path(report.raw).with_suffix(".json").read_text())["boxes_from_this_frame"] is False
 
 
 def test_reread_every_one_has_the_camera_read_every_frame(synthetic_templates: Path, tmp_path: Path) -> None:
@@ -97,6 +100,8 @@ def test_reread_every_one_has_the_camera_read_every_frame(synthetic_templates: P
     reports, _, _ = collect(source)
     assert [r.card.code for r in reports if r.card] == ["QH"]
     assert source.frames_read == 4 and source.frames_still == 0
+    raw = reports[0].raw
+    assert raw is not None and json.loads(Path(raw).with_suffix(".json").read_text())["boxes_from_this_frame"] is True
     with pytest.raises(ValueError, match="reread_every must be at least 1"):
         CameraSource("camera", tmp_path, reread_every=0)
 

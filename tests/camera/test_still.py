@@ -165,8 +165,9 @@ def test_the_reads_handed_out_are_copies() -> None:
     still, _ = table(())
     frame = np.zeros((720, 1280, 3), dtype=np.uint8)
     first = still.read_frame(frame)
+    assert still.read_now
     first.clear()
-    assert len(still.read_frame(frame)) == 1
+    assert len(still.read_frame(frame)) == 1 and not still.read_now
 
 
 def test_reread_every_one_reads_every_frame_and_zero_is_refused() -> None:
@@ -175,6 +176,7 @@ def test_reread_every_one_reads_every_frame_and_zero_is_refused() -> None:
     frame = np.zeros((720, 1280, 3), dtype=np.uint8)
     for _ in range(3):
         still.read_frame(frame)
+        assert still.read_now
     assert len(reader.frames) == 3 and still.frames_still == 0
     with pytest.raises(ValueError, match="reread_every must be at least 1"):
         StillTable(reader, (), reread_every=0)

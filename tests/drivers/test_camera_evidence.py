@@ -55,6 +55,7 @@ def test_a_report_carries_the_hashes_of_its_crop_and_boxes(tmp_path: Path) -> No
             "source": "cam-1", "device_seq": read.device_seq, "code": "QH" if confirmed else "Q?",
             "crop": crop.name, "crop_sha256": read.evidence_sha256,
             "frame": {"width": 1280, "height": 720}, "box": [500, 200, 200, 280], "boxes": list(BOXES),
+            "boxes_from_this_frame": True,
         }  # fmt: skip
 
 
