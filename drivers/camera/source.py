@@ -12,7 +12,8 @@ the report's sequence number, and it is created exclusively.
 
 A frame whose zones look as they did in the frame last read is not read again: it gets that frame's cards
 (`still.StillTable`; read again when a cell of the zones changes, and at least every `reread_every` frames: 25, one
-second at 25 frames a second, by default; 1 reads every frame).
+second at 25 frames a second, by default; 1 reads every frame). After a change the first `stable_frames` frames are
+each read, so that a card is still reported on that many readings of its own.
 
 Blocking work (opening the device, grabbing a frame, recognising, writing a crop) runs in worker threads so that the
 event loop never waits on OpenCV. A frame that is unusable (undecodable, empty, of the wrong pixel type, too large)
@@ -213,7 +214,8 @@ class CameraSource(ManagedSource):
     async def reports(self) -> AsyncIterator[DeviceReport]:
         if not self._open or self._recognizer is None:
             raise SourceDisconnected(f"{self._id}: not open")
-        still = self._still = StillTable(self._recognizer, self._zones, self._reread_every)
+        # after a change the first `stable_frames` frames are each read: a card is reported on that many readings
+        still = self._still = StillTable(self._recognizer, self._zones, self._reread_every, self._stable_frames)
         tracker: StabilityTracker[_Evidence] = StabilityTracker(
             self._stable_frames, self._min_confidence, self._misread_after, self._clear_after
         )

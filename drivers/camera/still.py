@@ -47,19 +47,25 @@ class Reader(Protocol):
 
 class StillTable:
     """`reader.read_frame` for a stream of frames, read again only when the zones (or the whole frame, with none)
-    changed, and at least every `reread_every` frames (1: every frame is read). `read_now` says whether the last
+    changed, and at least every `reread_every` frames (1: every frame is read). After a change the first
+    `first_readings` frames are all read (the camera's `stable_frames`: a card that just came to rest is still reported
+    on that many readings of their own, as before, not on one reading repeated). `read_now` says whether the last
     frame was read; `frames_read_again` and `frames_still` count what it did."""
 
-    def __init__(self, reader: Reader, zones: Sequence[Zone] = (), reread_every: int = REREAD_EVERY) -> None:
-        if reread_every < 1:
-            raise ValueError(f"reread_every must be at least 1, not {reread_every}")
+    def __init__(self, reader: Reader, zones: Sequence[Zone] = (), reread_every: int = REREAD_EVERY,
+                 first_readings: int = 1) -> None:  # fmt: skip
+        for name, value in (("reread_every", reread_every), ("first_readings", first_readings)):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, not {value}")
         self._reader = reader
         self._zones = tuple(zones)
         self._reread_every = reread_every
+        self._first_readings = first_readings
         self._last: list[npt.NDArray[np.uint8]] | None = None  # the cells of the frame last read
         self._last_size: tuple[int, ...] = ()
         self._reads: list[CardRead] = []
-        self._since_read = 0
+        self._since_read = 0  # frames given the last reading's cards since it
+        self._readings = 0  # frames read since the last change, that one included
         self.frames_read_again = 0
         self.frames_still = 0
         self.read_now = False  # whether the last frame was read (else it was given the last reading's cards)
@@ -67,21 +73,23 @@ class StillTable:
     def read_frame(self, image: Image) -> list[CardRead]:
         """The cards of `image` (checked already: `image_io.check_frame`): read, or the last reading's if still."""
         now = cells(image, self._zones)
-        self.read_now = False
-        if self._still(image.shape, now):
+        changed = self._changed(image.shape, now)
+        due = self._readings < self._first_readings or self._since_read + 1 >= self._reread_every
+        self.read_now = changed or due
+        if not self.read_now:
             self._since_read += 1
             self.frames_still += 1
             return list(self._reads)
         self._reads = self._reader.read_frame(image, self._zones)
         self._last, self._last_size, self._since_read = now, image.shape, 0
+        self._readings = 1 if changed else self._readings + 1
         self.frames_read_again += 1
-        self.read_now = True
         return list(self._reads)
 
-    def _still(self, size: tuple[int, ...], now: list[npt.NDArray[np.uint8]]) -> bool:
-        if self._last is None or size != self._last_size or self._since_read + 1 >= self._reread_every:
-            return False
-        return largest_change(now, self._last) <= CHANGED
+    def _changed(self, size: tuple[int, ...], now: list[npt.NDArray[np.uint8]]) -> bool:
+        if self._last is None or size != self._last_size:
+            return True
+        return largest_change(now, self._last) > CHANGED
 
 
 def cells(image: Image, zones: Sequence[Zone] = ()) -> list[npt.NDArray[np.uint8]]:

@@ -88,9 +88,9 @@ def test_a_card_is_reported_once_stable_with_its_crop_and_time(synthetic_templat
     assert ended is not None and "the stream ended" in str(ended)
     assert source.health().state is SourceState.DISCONNECTED
     assert source.frames_read == 6 and source.bad_frames == 0
-    assert source.frames_still == 4  # the card's frames after the first look as it did: not read again
-    # the report comes at the third frame showing the card, which was given the first one's reading: its boxes say so
-    assert json.loads(Path(report.raw).with_suffix(".json").read_text())["boxes_from_this_frame"] is False
+    # the card's first three frames are each read (stable_frames), the last two look as the third did: not read again
+    assert source.frames_still == 2
+    assert json.loads(Path(report.raw).with_suffix(".json").read_text())["boxes_from_this_frame"] is True
 
 
 def test_reread_every_one_has_the_camera_read_every_frame(synthetic_templates: Path, tmp_path: Path) -> None:

@@ -180,3 +180,18 @@ def test_reread_every_one_reads_every_frame_and_zero_is_refused() -> None:
     assert len(reader.frames) == 3 and still.frames_still == 0
     with pytest.raises(ValueError, match="reread_every must be at least 1"):
         StillTable(reader, (), reread_every=0)
+    with pytest.raises(ValueError, match="first_readings must be at least 1"):
+        StillTable(reader, (), first_readings=0)
+
+
+def test_after_a_change_the_first_readings_are_each_read() -> None:
+    """As the camera's `stable_frames`: a card that came to rest is reported on that many readings of its own."""
+    reader = Counting(())
+    still = StillTable(reader, (), first_readings=3)
+    empty, dealt = np.zeros((720, 1280, 3), dtype=np.uint8), np.full((720, 1280, 3), 200, dtype=np.uint8)
+    read = []
+    for frame in [empty] * 5 + [dealt] * 5 + [empty] * 2:
+        still.read_frame(frame)
+        read.append(still.read_now)
+    assert read == [True] * 3 + [False] * 2 + [True] * 3 + [False] * 2 + [True] * 2
+    assert still.frames_still == 4 and still.frames_read_again == 8

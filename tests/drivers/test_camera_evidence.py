@@ -33,8 +33,8 @@ def frame() -> np.ndarray:
     return image
 
 
-def report(source: CameraSource, confirmed: bool = True) -> DeviceReport:
-    evidence = _Evidence(frame(), QUAD, (500, 200, 200, 280), BOXES)
+def report(source: CameraSource, confirmed: bool = True, read_now: bool = True) -> DeviceReport:
+    evidence = _Evidence(frame(), QUAD, (500, 200, 200, 280), BOXES, read_now)
     code = "QH" if confirmed else "Q?"
     return asyncio.run(source._report(confirmed, code, 0.97 if confirmed else 0.5, "", evidence))
 
@@ -57,6 +57,13 @@ def test_a_report_carries_the_hashes_of_its_crop_and_boxes(tmp_path: Path) -> No
             "frame": {"width": 1280, "height": 720}, "box": [500, 200, 200, 280], "boxes": list(BOXES),
             "boxes_from_this_frame": True,
         }  # fmt: skip
+
+
+def test_the_boxes_say_when_they_were_read_in_an_earlier_frame_the_report_s_frame_matched(tmp_path: Path) -> None:
+    source = CameraSource("cam-1", tmp_path / "frames", evidence_dir=tmp_path / "evidence", clock=ManualClock(START))
+    read = report(source, read_now=False)
+    assert read.raw is not None
+    assert json.loads(Path(read.raw).with_suffix(".json").read_text())["boxes_from_this_frame"] is False
 
 
 def test_no_evidence_is_ever_overwritten(tmp_path: Path) -> None:
