@@ -4,8 +4,9 @@ Most of a shift the felt is still: cards lie where they were dealt, and between 
 frame again finds what the last reading found (a card lying still is read the same in every frame), at the full cost
 of proposing and of the networks (about 25 ms a 1280 x 720 frame in two zones on one core). `StillTable` compares
 each frame, in the zones it reads and a margin round them, with the frame last read, as means of 8 x 8 pixel cells,
-and reads it only when some cell changed by more than `CHANGED` grey levels, when its size changed, or when
-`REREAD_EVERY` frames have passed. Comparing with the frame last read, not with the frame before, keeps a slow drift
+and reads it when some cell changed by more than `CHANGED` grey levels or its size or pixel type changed, when it is
+one of the first `first_readings` frames since a change, or when `reread_every` frames have passed since a reading
+(`REREAD_EVERY` by default). Comparing with the frame last read, not with the frame before, keeps a slow drift
 (light, a card pushed a pixel a frame) from passing unread.
 
 The level (`bench/still_levels.py`; docs/camera.md, "A still table read once") lies between what a camera's noise
@@ -14,8 +15,8 @@ noise and JPEG compression, differ by at most 7 levels in a cell for a studio ca
 9 to 10 at sigma 6 and quality 70 (such a camera's still frames are sometimes read again: safe, and slower), 11 to 12
 at sigma 8 and quality 60; a corner index of 20 pixels or more replaced by another card's, at the least noise,
 changes some cell by 10 levels or more (878 swaps in the validation and held-out webcam scenes and in 60 studio
-scenes composed from those sets' photos). When in doubt
-a frame is read: a change below the level is read at the next `REREAD_EVERY`.
+scenes composed from those sets' photos). When in doubt a frame is read; a change below the level would be read at
+the next `reread_every`.
 """
 
 from __future__ import annotations
