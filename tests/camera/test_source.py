@@ -93,6 +93,43 @@ def test_a_card_is_reported_once_stable_with_its_crop_and_time(synthetic_templat
     assert json.loads(Path(report.raw).with_suffix(".json").read_text())["boxes_from_this_frame"] is True
 
 
+def dealt(codes: list[str], seed: int, frames_each: int = 6) -> list[np.ndarray | bytes]:
+    """A hand dealt card by card: each card appears after two frames of a hand over its place and then lies still for
+    `frames_each` frames, every frame with its own sensor noise."""
+    scene, placed = table(codes, seed=seed)
+    shown = felt((1280, 720), np.random.default_rng(seed))  # the cloth `table` laid the cards on
+    rng = np.random.default_rng(seed + 1)
+    frames: list[np.ndarray | bytes] = []
+    for card in placed:
+        x, y, w, h = card.box
+        hand = shown.copy()
+        hand[y : y + h // 2, x : x + w] = (120, 160, 210)
+        frames += [degrade(hand, rng, noise=2.0) for _ in range(2)]
+        mask = np.zeros(shown.shape[:2], dtype=np.uint8)
+        cv2.fillConvexPoly(mask, card.corners.astype(np.int32), 255)
+        shown[mask > 0] = scene[mask > 0]
+        frames += [degrade(shown, rng, noise=2.0) for _ in range(frames_each)]
+    return frames
+
+
+def test_a_hand_dealt_card_by_card_is_reported_alike_whether_still_frames_are_read_or_not(
+    synthetic_templates: Path, tmp_path: Path
+) -> None:
+    """The still table changes what reading costs, not what the camera reports: the same reports at the same frames
+    with every frame read (`reread_every=1`) and with still frames given the last reading's cards."""
+    codes = ["QH", "9S", "KD", "4C"]
+    folder = write_frames(tmp_path / "frames", dealt(codes, seed=5))
+    seen = {}
+    for every in (1, 25):
+        source = CameraSource("camera", folder, templates=synthetic_templates, reread_every=every,
+                              evidence_dir=tmp_path / f"evidence-{every}")  # fmt: skip
+        reports, _, at_frame = collect(source)
+        seen[every] = [(r.kind, r.card.code if r.card else None) for r in reports], at_frame, source.frames_still
+    assert seen[1][:2] == seen[25][:2]
+    assert sorted(code for _, code in seen[25][0]) == sorted(codes)
+    assert seen[1][2] == 0 and seen[25][2] == 4 * 3  # of each card's six still frames, the last three
+
+
 def test_reread_every_one_has_the_camera_read_every_frame(synthetic_templates: Path, tmp_path: Path) -> None:
     scene, _ = table(["QH"], seed=2)
     source = CameraSource("camera", write_frames(tmp_path / "frames", still(scene, 4)), templates=synthetic_templates,
