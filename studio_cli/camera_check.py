@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from drivers.camera.detect import Zone
 from drivers.camera.errors import CameraError
 from drivers.camera.frames import BadFrame, StreamFailed, reader_for
 from drivers.camera.image_io import check_frame
+from drivers.camera.recognize import CardRead
 from drivers.camera.stability import Sighting, StabilityTracker
+from drivers.camera.still import StillTable
 from studio_cli.camera_tasks import reader_for_args
 
 # Printed when no frame showed any card, sure or not: what the reader needs, so that a user whose camera or deck it
@@ -19,6 +22,12 @@ NOTHING_FOUND = (
     "no card found in any frame: the reader looks for corner indices printed dark on light card stock (a casino "
     "deck; a deck printed light on dark stock is not read), each index 25 pixels tall or more, lit without glare, "
     "inside the --zone boxes if given"
+)
+# Printed after the reports: how many frames the camera would not read again (unchanged since the frame it last read,
+# docs/camera.md, "A still table read once"). Few on a still table mean a noisy or flickering picture, read in full.
+STILL = (
+    "still frames: {still} of {frames} (unchanged since the frame read before them: the camera would give them that "
+    "reading's cards instead of reading them)"
 )
 # Printed when fewer than half the reads were sure: on a deck the network was not trained on most reads are unsure,
 # and the few sure ones can be wrong (docs/camera.md, "Limitations": 2 of 4 when the white phone deck was left out
@@ -35,6 +44,14 @@ WRONG_CARDS = (
 )
 
 
+class _NoReading:
+    """A reader that reads nothing: `StillTable` run beside the check only to count the frames the camera would not
+    read again (the check itself reads every frame)."""
+
+    def read_frame(self, frame: object, zones: Sequence[Zone] = ()) -> list[CardRead]:
+        return []
+
+
 def run_check(args: argparse.Namespace) -> int:
     if args.frames < 1 or args.stable < 1:
         raise CameraError("--frames and --stable must be at least 1")
@@ -47,6 +64,8 @@ def run_check(args: argparse.Namespace) -> int:
     except StreamFailed as error:
         raise CameraError(str(error)) from None
     tracker: StabilityTracker[None] = StabilityTracker(args.stable, args.min_confidence)
+    # what `CameraSource` would do with these frames: read them, or give them the last reading's cards (unchanged)
+    still = StillTable(_NoReading(), zones, first_readings=args.stable)
     reports: list[dict[str, Any]] = []
     wrong_sure: list[dict[str, Any]] = []  # with --expect: sure reads of cards not laid
     read_count = sure_count = 0
@@ -62,7 +81,9 @@ def run_check(args: argparse.Namespace) -> int:
             if isinstance(frame, BadFrame):
                 _emit(args, {"frame": number, "error": frame.reason})
                 continue
-            reads = reader.read_frame(check_frame(frame, f"frame {number}"), zones)
+            image = check_frame(frame, f"frame {number}")
+            reads = reader.read_frame(image, zones)
+            still.read_frame(image)
             shown = [{"code": r.code, "confidence": round(r.confidence, 4), "zone": r.zone, "box": list(r.box),
                       "sure": r.confidence >= args.min_confidence} for r in reads]  # fmt: skip
             read_count += len(shown)
@@ -81,13 +102,19 @@ def run_check(args: argparse.Namespace) -> int:
     expected = _judged(args.expect, reports, wrong_sure) if args.expect else None
     failed = 1 if expected and expected["wrong_sure_reads"] else 0
     if args.json:
-        summary = {"reports": reports, "reads": read_count, "sure_reads": sure_count}
+        summary = {
+            "reports": reports,
+            "reads": read_count,
+            "sure_reads": sure_count,
+            "still_frames": still.frames_still,
+        }
         print(json.dumps(summary | ({"expected": expected} if expected else {})))
         return failed
     print("would report:" if reports else "would report nothing")
     for report in reports:
         print(f"  frame {report['frame']}: {report['report']} {report['code']} "
               f"(confidence {report['confidence']:.2f}) {report['detail']}")  # fmt: skip
+    print(STILL.format(still=still.frames_still, frames=still.frames_still + still.frames_read_again))
     if not read_count:
         print(NOTHING_FOUND)
         return 0

@@ -37,9 +37,10 @@ CHECK_EPILOG = """\
 INPUT is a folder of images, a video file, an RTSP/HTTP URL or a camera index (0). Each of the first N frames is read
 and its cards printed with their confidence (sure ones as cards, the others as unsure: misreads that would suspend
 the table); at the end, what CameraSource would have reported (a card once read alike and surely in --stable frames in
-a row, a misread otherwise). With --expect, the cards laid before the camera: every sure read and every report is
-judged against them, and the check fails (exit status 1) if any sure read is a card not laid. Exit status 1 too if the
-input cannot be opened."""
+a row, a misread otherwise) and how many frames it would not have read again (unchanged since the frame read before
+them: few on a table left still mean a noisy or flickering picture). With --expect, the cards laid before the
+camera: every sure read and every report is judged against them, and the check fails (exit status 1) if any sure
+read is a card not laid. Exit status 1 too if the input cannot be opened."""
 
 
 def register(commands: Any) -> None:

@@ -204,6 +204,9 @@ def test_check_prints_each_frame_by_zone_and_what_the_camera_would_report(
     assert all(kind in {"card", "misread"} for kind, _ in reported)
     assert summary["reads"] == sum(len(line["reads"]) for line in frames) > 0
     assert summary["sure_reads"] == sum(read["sure"] for line in frames for read in line["reads"])
+    assert summary["still_frames"] == 0  # the same photo thrice: each of the first --stable (3) frames is read
+    assert studio("camera", "check", str(folder), "--frames", "5", "--stable", "1", "--json") == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["still_frames"] == 2  # read once, then unchanged
     assert studio("camera", "check", str(folder), "--frames", "2") == 0
     text = capsys.readouterr().out.splitlines()
     assert text[0].startswith("frame 1: ") and text[1].startswith("frame 2: ")
@@ -224,7 +227,8 @@ def test_check_says_what_the_reader_needs_when_no_frame_shows_a_card(
         shutil.copy(path, folder / path.name)
     assert studio("camera", "check", str(folder), "--frames", "2") == 0
     text = capsys.readouterr().out.splitlines()
-    assert text == ["frame 1: no card", "frame 2: no card", "would report nothing", camera_check.NOTHING_FOUND]
+    still = camera_check.STILL.format(still=0, frames=2)  # two photos unlike each other
+    assert text == ["frame 1: no card", "frame 2: no card", "would report nothing", still, camera_check.NOTHING_FOUND]
     for path in dark_deck:
         (folder / path.name).unlink()
     shutil.copy(REAL_DATA / "images" / "test" / "cam_image5.jpg", folder / "table.jpg")
