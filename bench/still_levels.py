@@ -95,7 +95,7 @@ def levels(frames: list[tuple[np.ndarray, list[tuple[int, Proposal]]]], rng: np.
                           "their_index_sides_px": [side for _, side in swaps[:5]],
                           "index_sides_px": [swaps and min(side for _, side in swaps),
                                              swaps and max(side for _, side in swaps)],
-                          # changes the level lets pass (caught at the next `REREAD_EVERY`), of indices of any
+                          # changes the level lets pass (caught at the next `reread_every`), of indices of any
                           # side, and of 20 pixels or more (the smallest the reader reads at all: docs/camera.md)
                           "not_seen": sum(change <= CHANGED for change, _ in swaps),
                           "not_seen_20px_or_more": sum(change <= CHANGED and side >= 20 for change, side in swaps)},
