@@ -2,6 +2,7 @@
 network's training did not draw, judged read by read.
 
     .venv/bin/python bench/unseen_printed.py [--scenes 300] [--seed 99] [--model PATH] [--also PATH ...]
+    .venv/bin/python bench/unseen_printed.py --designs new [--scenes 300] [--seed 99] [--model PATH]
 
 The training lays `printed` cards of each code among its scenes' pieces, each drawn from one of 22 printed deck
 designs (`training/printed.py`; the count and the seed are in the network's `.json`). Every other card of those
@@ -16,8 +17,13 @@ on new cards, and a check of choices made on the validation sets (docs/camera.md
 it. Networks trained on different draws (another `--printed` count or seed) left out different cards: `--also`
 names the others, and all are then measured on the cards none of them drew.
 
+`--designs new` measures the same on whole deck designs no training used (`training/unseen_designs.py`: Adrian
+Kennard's and Chris Aguilar's, all 52 cards of each, fetched once from the npm registry and checked by SHA-256), each
+design in its own `--scenes` scenes: how far the reader and its threshold hold on a deck it never saw.
+
 Needs the printed decks' renders in `artifacts/printed-decks/` (`scripts/train-camera --printed 8` installs the
-Debian packages and renders them) and nothing else; about 47 s for 300 scenes on one core.
+Debian packages and renders them), or for `--designs new` `rsvg-convert` (librsvg2-bin) and the npm registry once;
+about 47 s for 300 scenes on one core (90 s a design of `--designs new`, whose cards are all in view).
 Prints one JSON object.
 """
 
@@ -38,6 +44,7 @@ from drivers.camera.reader import DEFAULT_MODEL, SURE, IndexReader  # noqa: E402
 from drivers.camera.training.calibrate import HIDDEN, Frame, composed_frames, lies_on, threshold_of  # noqa: E402
 from drivers.camera.training.printed import unseen_pieces  # noqa: E402
 from drivers.camera.training.train import PRINTED_CACHE, printed_draw_seed  # noqa: E402
+from drivers.camera.training.unseen_designs import DESIGNS, design_pieces  # noqa: E402
 
 
 def judged(reader: IndexReader, frames: list[Frame]) -> list[dict[str, Any]]:
@@ -93,8 +100,13 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="the reader's ONNX file (and its .json)")
     also = "another network's ONNX file: leave out the cards its training drew too (repeatable)"
     parser.add_argument("--also", type=Path, action="append", default=[], metavar="MODEL", help=also)
+    designs = "cards of the training's designs it did not draw (training), or designs no training used (new)"
+    parser.add_argument("--designs", choices=("training", "new"), default="training", help=designs)
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    if args.designs == "new":
+        print(json.dumps(new_designs(args.model, args.scenes, args.seed), indent=1))
+        return
     draw, *others = (_printed_draw(model) for model in (args.model, *args.also))
     pieces = unseen_pieces(*draw, PRINTED_CACHE, also=others)
     reader = IndexReader(args.model)
@@ -106,6 +118,22 @@ def main() -> None:
         f" --also {model}" for model in args.also
     )
     print(json.dumps(result, indent=1))
+
+
+def new_designs(model: Path, scenes: int, seed: int) -> dict[str, Any]:
+    """Each design no training used, measured alone in its own scenes, and the designs together."""
+    reader = IndexReader(model)
+    threshold, reader.threshold = reader.threshold, 1.0
+    result: dict[str, Any] = {}
+    every: list[dict[str, Any]] = []
+    for name in DESIGNS:
+        pieces = design_pieces([name])
+        reads = judged(reader, composed_frames(pieces, scenes, seed))
+        every += reads
+        result[name] = {"cards": len(pieces), "scenes": scenes} | summary(reads, threshold)
+    result["all"] = {key: value for key, value in summary(every, threshold).items() if key != "confident_wrong_reads"}
+    result["command"] = f"python bench/unseen_printed.py --designs new --scenes {scenes} --seed {seed}"
+    return result
 
 
 if __name__ == "__main__":

@@ -86,15 +86,17 @@ def element(path: Path, code: str) -> str:
     return f"{suit}_{rank}" if path.is_relative_to(AISLERIOT) else f"{rank}_{suit}"
 
 
-def render(svg: bytes, name: str, height: int = HEIGHT) -> U8:
-    """Card `name` of an SVG deck as BGRA, `height` pixels tall, cropped to the card."""
+def render(svg: bytes, name: str | None, height: int = HEIGHT) -> U8:
+    """Card `name` of an SVG deck (the whole file if None: one card a file) as BGRA, `height` pixels tall, cropped
+    to the card."""
 
     def run(zoom: float) -> U8:
-        done = subprocess.run(["rsvg-convert", "-i", name, "-z", f"{zoom:.5f}", "-b", "none"],
+        element = ["-i", name] if name is not None else []
+        done = subprocess.run(["rsvg-convert", *element, "-z", f"{zoom:.5f}", "-b", "none"],
                               input=svg, capture_output=True, check=True)  # fmt: skip
         image = cv2.imdecode(np.frombuffer(done.stdout, np.uint8), cv2.IMREAD_UNCHANGED)
         if image is None:
-            raise ValueError(f"{name}: rsvg-convert gave no image")
+            raise ValueError(f"{name or 'the card'}: rsvg-convert gave no image")
         if image.ndim == 2 or image.shape[2] == 3:  # no transparency: all of it is card
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGRA if image.ndim == 2 else cv2.COLOR_BGR2BGRA)
         return np.asarray(image, dtype=np.uint8)
@@ -102,7 +104,7 @@ def render(svg: bytes, name: str, height: int = HEIGHT) -> U8:
     def card(image: U8) -> tuple[slice, slice]:
         ys, xs = np.nonzero(image[:, :, 3] > 8)
         if len(ys) == 0:
-            raise ValueError(f"{name}: rendered empty")
+            raise ValueError(f"{name or 'the card'}: rendered empty")
         return slice(int(ys.min()), int(ys.max()) + 1), slice(int(xs.min()), int(xs.max()) + 1)
 
     # A deck's element may sit in a larger canvas: measure it at zoom 1, then render it at the height wanted.
