@@ -295,6 +295,14 @@ BENCHMARKS: tuple[Benchmark, ...] = (
                "sure_right", ""),
         Figure("the same: confident wrong reads (a sure read of another card)", "confident_wrong", "", equals(0)),
     )),
+    # The same on whole deck designs no training used (two classic decks fetched once from the npm registry and
+    # rendered by `rsvg-convert`: `.venv/bin/python bench/unseen_printed.py --designs new` fills the folder named).
+    Benchmark("camera-designs", "unseen_printed.py", args=("--designs", "new"),
+              requires_files=("artifacts/unseen-designs",), quick_args=("--designs", "new", "--scenes", "3"), figures=(
+        Figure("shipped reader on 300 scenes of each of 2 deck designs no training used: reads surely right",
+               "all.sure_right", ""),
+        Figure("the same: confident wrong reads (a sure read of another card)", "all.confident_wrong", "", equals(0)),
+    )),
     Benchmark("camera-proposals", "proposal_recall.py", quick_args=("--scenes", "2"), figures=(
         Figure("where indices are found (no network): labelled indices framed, validation webcam scenes",
                percent("webcam_scenes.recall"), "%"),
