@@ -19,7 +19,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
+
 from drivers.camera.training import train
+from drivers.camera.training.dataset import NONE
 
 Select = Callable[[train.ARRAY, train.ARRAY], tuple[train.ARRAY, train.ARRAY]]
 
@@ -31,6 +34,18 @@ def arguments(description: str, epochs: int, size: int) -> argparse.Namespace:
     parser.add_argument("--epochs", type=int, default=epochs)
     parser.add_argument("--size", type=int, default=size, help="the check's crops, pixels a side (a multiple of 8)")
     return parser.parse_args()
+
+
+def suit_pair(suits: str) -> Select:
+    """A suit check's crops: those of indices of the two `suits` (as "CS"), labelled 0 for the first, 1 for the
+    second (`dataset.CLASSES` lists each rank's suits in the order C, D, H, S)."""
+    first, second = ("CDHS".index(suit) for suit in suits)
+
+    def select(x: train.ARRAY, y: train.ARRAY) -> tuple[train.ARRAY, train.ARRAY]:
+        keep = (y != NONE) & np.isin(y % 4, (first, second))
+        return x[keep], (y[keep] % 4 == second).astype(np.int64)
+
+    return select
 
 
 def network(size: int, classes: int) -> Any:

@@ -18,25 +18,14 @@ the crops).
 
 from __future__ import annotations
 
-import numpy as np
-
-from drivers.camera.training import train
-from drivers.camera.training.check import arguments, train_check
-from drivers.camera.training.dataset import NONE
+from drivers.camera.training.check import arguments, suit_pair, train_check
 
 EPOCHS = 10
 SIZE = 48  # the check's crops, pixels a side (a multiple of 8)
-CLUB, SPADE = 0, 3  # suits in a class number's remainder by 4 (`dataset.CLASSES`: C, D, H, S)
-
-
-def black_indices(x: train.ARRAY, y: train.ARRAY) -> tuple[train.ARRAY, train.ARRAY]:
-    """The crops of clubs and spades, and 1 for a spade, 0 for a club."""
-    keep = (y != NONE) & np.isin(y % 4, (CLUB, SPADE))
-    return x[keep], (y[keep] % 4 == SPADE).astype(np.int64)
 
 
 def main() -> None:
-    train_check("club_spade", black_indices, ("C", "S"), arguments(__doc__.splitlines()[0], EPOCHS, SIZE))
+    train_check("club_spade", suit_pair("CS"), ("C", "S"), arguments(__doc__.splitlines()[0], EPOCHS, SIZE))
 
 
 if __name__ == "__main__":
