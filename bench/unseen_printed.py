@@ -30,6 +30,7 @@ Prints one JSON object.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -49,16 +50,35 @@ from drivers.camera.training.unseen_designs import DESIGNS, design_pieces  # noq
 
 def judged(reader: IndexReader, frames: list[Frame]) -> list[dict[str, Any]]:
     """Every read lying on labelled indices only: its lead (the confidence before rescaling), its code, the codes it
-    lies on, how many of its corners were read, and the scene. Reads on an unlabelled index or on none are left out,
-    as `calibrate` leaves them. The reader is built with threshold 1, as `calibrate` builds it."""
+    lies on, how many of its corners were read, the side of its largest index square (pixels), and the scene. Reads
+    on an unlabelled index or on none are left out, as `calibrate` leaves them. The reader is built with threshold 1,
+    as `calibrate` builds it."""
     reads = []
     for number, (frame, truth) in enumerate(frames):
         for card in reader.read_frame(frame):
             under = sorted({label[0] for label in lies_on(card, truth)})
             if under and HIDDEN not in under:
+                side = max(width for _, _, width, _ in card.indices or (card.box,))
                 reads.append({"lead": card.confidence / SURE, "code": card.code, "on": under, "scene": number,
-                              "corners": len(card.indices)})  # fmt: skip
+                              "corners": len(card.indices), "side": side})  # fmt: skip
     return reads
+
+
+SIDES = (24, 32, 40, 52)  # bands of index squares' sides (px) the figures are split by: 40 px tall is about 52
+
+
+def by_side(reads: list[dict[str, Any]], threshold: float) -> dict[str, dict[str, int]]:
+    """The reads' sure right and confident wrong ones in bands of their largest index square's side: where on the
+    table (how large its indices are filmed) a sure read can be trusted."""
+    edges = (0, *SIDES, None)
+    bands = {}
+    for low, high in itertools.pairwise(edges):
+        name = f"{low}-{high}" if high else f"{low}+"
+        band = [read for read in reads if read["side"] >= low and (high is None or read["side"] < high)]
+        sure = [read for read in band if read["lead"] >= threshold]
+        right = sum(1 for read in sure if read["code"] in read["on"])
+        bands[name] = {"reads": len(band), "sure_right": right, "confident_wrong": len(sure) - right}
+    return bands
 
 
 def summary(reads: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
@@ -75,11 +95,13 @@ def summary(reads: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
                 "on": read["on"],
                 "lead": round(read["lead"], 3),
                 "corners": read["corners"],
+                "side": read["side"],
                 "scene": read["scene"],
             }
             for read in confident
         ],
         "highest_wrong_leads": sorted((round(read["lead"], 3) for read in wrong), reverse=True)[:5],
+        "by_side_px": by_side(reads, threshold),
         "threshold": threshold,
         "threshold_these_scenes_set": threshold_of([read["lead"] for read in wrong]),
     }
