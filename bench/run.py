@@ -146,6 +146,14 @@ def percent(path: str) -> Picker:
     return lambda raw: 100 * dig(raw, path)
 
 
+def large_indices_wrong(raw: Mapping[str, Any]) -> int:
+    """`camera-designs`: the confident wrong reads of index squares of 32 px or more (the size under which `studio
+    camera check` warns), from the bands of `unseen_printed.py`'s `by_side_px`."""
+    bands = dig(raw, "all.by_side_px")  # named "32-40", ..., "52+"
+    lower = {name: int(name.split("-")[0].rstrip("+")) for name in bands}
+    return sum(int(band["confident_wrong"]) for name, band in bands.items() if lower[name] >= 32)
+
+
 LOAD_CHANGE = 1.0  # a benchmark whose run moved the 1-minute load average by more than this is run again
 POSTGRES = "STUDIO_BENCH_POSTGRES"  # a PostgreSQL URL to benchmark on (a database the benchmarks may write to)
 LOAD_FIGURES = (
@@ -302,6 +310,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         Figure("shipped reader on 300 scenes of each of 2 deck designs no training used: reads surely right",
                "all.sure_right", ""),
         Figure("the same: confident wrong reads (a sure read of another card)", "all.confident_wrong", "", equals(0)),
+        Figure("the same, reads of index squares of 32 px or more: confident wrong reads", large_indices_wrong, "",
+               equals(0)),
     )),
     Benchmark("camera-proposals", "proposal_recall.py", quick_args=("--scenes", "2"), figures=(
         Figure("where indices are found (no network): labelled indices framed, validation webcam scenes",
