@@ -216,6 +216,15 @@ def test_a_benchmark_needing_files_the_checkout_lacks_is_skipped_and_runs_once_t
     assert next(b for b in bench.BENCHMARKS if b.name == "camera-unseen").requires_files == ("artifacts/printed-decks",)
 
 
+def test_camera_designs_counts_the_confident_wrong_reads_of_index_squares_of_32_px_or_more(bench: ModuleType) -> None:
+    """`camera-designs`' third figure: the confident wrong reads in `unseen_printed.py`'s size bands from 32 px up."""
+    bands = {"0-24": 1, "24-32": 2, "32-40": 4, "40-52": 8, "52+": 16}
+    raw = {"all": {"by_side_px": {name: {"confident_wrong": wrong, "sure_right": 5} for name, wrong in bands.items()}}}
+    assert bench.large_indices_wrong(raw) == 4 + 8 + 16
+    figure = next(b for b in bench.BENCHMARKS if b.name == "camera-designs").figures[2]
+    assert figure.pick(raw) == 28
+
+
 def fake_suite(bench: ModuleType, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A registry of two scripts in `folder`: the first crashes, the second meets one target and misses another."""
     folder.mkdir()
