@@ -105,13 +105,13 @@ def design_cards(name: str, cache: Path = CACHE) -> dict[str, U8]:
     """The 52 cards of design `name` (BGR, on the table colour of `printed.on_table`), rendered once and cached."""
     design = DESIGNS[name]
     folder = cache / f"{name}-{design.sha256[:16]}"
-    folder.mkdir(parents=True, exist_ok=True)
     files: dict[str, bytes] | None = None
     cards = {}
     for code in CODES:
         png = folder / f"{code}.png"
         if not png.is_file():
             files = files or card_files(design, tarball(design, cache))
+            folder.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(png), render(files[code], None, HEIGHT))
         cards[code] = on_table(np.asarray(cv2.imread(str(png), cv2.IMREAD_UNCHANGED), dtype=np.uint8))
     return cards
