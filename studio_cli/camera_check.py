@@ -37,14 +37,15 @@ MOSTLY_UNSURE = (
     "most reads were unsure: the deck may be one the network was not trained on, where even a sure read can be "
     "wrong; enroll the deck (studio camera enroll) and check again, or frame the cards larger"
 )
-# Printed when the indices read are filmed small: the median of each read's largest index square under `SMALL_INDEX`
-# pixels. On decks and cards the network never saw, every sure read that was wrong was of an index under 28 pixels
-# square, and none of 4,678 sure reads at 32 or more (docs/camera.md, "Designs no training used").
+# Printed when the indices read in a zone are filmed small: the median of each read's largest index square under
+# `SMALL_INDEX` pixels (a camera at an angle films the far zone smaller). On decks and cards the network never saw,
+# every sure read that was wrong was of an index under 28 pixels square, and none of 4,678 sure reads at 32 or more
+# (docs/camera.md, "Designs no training used").
 SMALL_INDEX = 32
 SMALL_INDICES = (
-    "indices are filmed small (a median of {median} px square, under {least}): on decks the network never saw, "
-    "every card it read surely wrong was filmed this small; frame the cards larger (an index 40 pixels tall makes a "
-    "square of about 52) and check again"
+    "indices are filmed small in {zone} (a median of {median} px square, under {least}): on decks the network never "
+    "saw, every card it read surely wrong was filmed this small; frame the cards larger (an index 40 pixels tall "
+    "makes a square of about 52) and check again"
 )
 # Printed, and the check fails, when a sure read is a card that was not laid (--expect): a confident wrong read, which
 # no misread or stability rule would stop (docs/camera.md, "Checking a camera before going live").
@@ -79,7 +80,8 @@ def run_check(args: argparse.Namespace) -> int:
     reports: list[dict[str, Any]] = []
     wrong_sure: list[dict[str, Any]] = []  # with --expect: sure reads of cards not laid
     read_count = sure_count = 0
-    index_sides: list[int] = []  # of each read, its largest index square's side in pixels (reads of indices only)
+    # by zone ("frame" without zones): each read's largest index square's side in pixels (reads of indices only)
+    index_sides: dict[str, list[int]] = {}
     try:
         for number in range(1, args.frames + 1):
             try:
@@ -98,7 +100,8 @@ def run_check(args: argparse.Namespace) -> int:
             shown = [{"code": r.code, "confidence": round(r.confidence, 4), "zone": r.zone, "box": list(r.box),
                       "sure": r.confidence >= args.min_confidence} for r in reads]  # fmt: skip
             read_count += len(shown)
-            index_sides += [max(side for _, _, side, _ in r.indices) for r in reads if r.indices]
+            for r in (r for r in reads if r.indices):
+                index_sides.setdefault(r.zone or "frame", []).append(max(side for _, _, side, _ in r.indices))
             sure_count += sum(read["sure"] for read in shown)
             if args.expect:
                 wrong_sure += [{"frame": number, "code": read["code"], "confidence": read["confidence"]}
@@ -113,7 +116,8 @@ def run_check(args: argparse.Namespace) -> int:
         frames.close()
     expected = _judged(args.expect, reports, wrong_sure) if args.expect else None
     failed = 1 if expected and expected["wrong_sure_reads"] else 0
-    sides = {"median": int(statistics.median(index_sides)), "smallest": min(index_sides)} if index_sides else None
+    sides = {zone: {"median": int(statistics.median(found)), "smallest": min(found)}
+             for zone, found in sorted(index_sides.items())}  # fmt: skip
     if args.json:
         summary = {
             "reports": reports,
@@ -134,11 +138,15 @@ def run_check(args: argparse.Namespace) -> int:
         return 0
     print(f"reads: {read_count}, sure: {sure_count} ({sure_count / read_count:.0%})")
     if sides:
-        print(f"index squares: median {sides['median']} px, smallest {sides['smallest']} px")
+        print(
+            "index squares (median, smallest): "
+            + "; ".join(f"{zone} {size['median']} px, {size['smallest']} px" for zone, size in sides.items())
+        )
     if sure_count * 2 < read_count:
         print(MOSTLY_UNSURE)
-    if sides and sides["median"] < SMALL_INDEX:
-        print(SMALL_INDICES.format(median=sides["median"], least=SMALL_INDEX))
+    for zone, size in sides.items():
+        if size["median"] < SMALL_INDEX:
+            print(SMALL_INDICES.format(zone=zone, median=size["median"], least=SMALL_INDEX))
     if expected:
         _print_judged(expected)
     return failed

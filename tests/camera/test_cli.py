@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from drivers.camera.enroll import box_iou
@@ -254,32 +255,38 @@ def test_check_warns_when_most_reads_are_unsure(tmp_path: Path, capsys: pytest.C
     assert text[-2].startswith(f"reads: {reads}, sure: ") and camera_check.MOSTLY_UNSURE not in text
 
 
-def test_check_gives_the_size_of_the_indices_and_warns_when_they_are_filmed_small(
+def test_check_gives_the_size_of_the_indices_by_zone_and_warns_where_they_are_filmed_small(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The check says how large the indices it read are filmed (each read's largest index square: the median and the
-    smallest), and warns below 32 px, the size under which every sure read of a new deck or card was wrong in the
-    measures (docs/camera.md, "Designs no training used"): a held-out top-down photo as filmed (index squares of
-    50 to 64 px), then shrunk to half (24 to 31 px)."""
-    photo = load_image(REAL_DATA / "images" / "test" / "cam_image5.jpg")
+    """The check says how large the indices it read are filmed, zone by zone (each read's largest index square: the
+    median and the smallest), and warns for a zone under 32 px, the size under which every sure read of a new deck
+    or card was wrong in the measures (docs/camera.md, "Designs no training used"): a held-out top-down photo as
+    filmed (index squares of 50 to 64 px) beside the same photo shrunk to half (24 to 31 px), as a camera at an angle
+    films a far zone smaller."""
+    photo = load_image(REAL_DATA / "images" / "test" / "cam_image5.jpg")  # 960 x 540
+    frame = np.zeros((540, 1440, 3), np.uint8)
+    frame[:, :960] = photo
+    frame[:270, 960:] = cv2.resize(photo, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     folder = tmp_path / "frames"
     folder.mkdir()
-    cv2.imwrite(str(folder / "table.png"), photo)
-    assert studio("camera", "check", str(folder), "--frames", "1", "--json") == 0
+    cv2.imwrite(str(folder / "table.png"), frame)
+    zones = ("--zone", "near=0,0,960,540", "--zone", "far=960,0,480,270")
+    assert studio("camera", "check", str(folder), "--frames", "1", *zones, "--json") == 0
     sides = json.loads(capsys.readouterr().out.splitlines()[-1])["index_square_px"]
-    assert 50 <= sides["smallest"] <= sides["median"] <= 64
-    assert studio("camera", "check", str(folder), "--frames", "1") == 0
+    assert list(sides) == ["far", "near"]
+    assert 50 <= sides["near"]["smallest"] <= sides["near"]["median"] <= 64
+    assert 20 <= sides["far"]["smallest"] <= sides["far"]["median"] < camera_check.SMALL_INDEX
+    assert studio("camera", "check", str(folder), "--frames", "1", *zones) == 0
     text = capsys.readouterr().out.splitlines()
-    assert text[-1] == f"index squares: median {sides['median']} px, smallest {sides['smallest']} px"
-    (folder / "table.png").unlink()
-    cv2.imwrite(str(folder / "small.png"), cv2.resize(photo, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
-    assert studio("camera", "check", str(folder), "--frames", "1", "--json") == 0
-    small = json.loads(capsys.readouterr().out.splitlines()[-1])["index_square_px"]
-    assert small["median"] < camera_check.SMALL_INDEX and small["smallest"] >= 20
-    assert studio("camera", "check", str(folder), "--frames", "1") == 0
+    far, near = sides["far"], sides["near"]
+    assert text[-2:] == [
+        f"index squares (median, smallest): far {far['median']} px, {far['smallest']} px; "
+        f"near {near['median']} px, {near['smallest']} px",
+        camera_check.SMALL_INDICES.format(zone="far", median=far["median"], least=camera_check.SMALL_INDEX),
+    ]
+    assert studio("camera", "check", str(folder), "--frames", "1", "--zone", "near=0,0,960,540") == 0
     text = capsys.readouterr().out.splitlines()
-    warning = camera_check.SMALL_INDICES.format(median=small["median"], least=camera_check.SMALL_INDEX)
-    assert text[-2:] == [f"index squares: median {small['median']} px, smallest {small['smallest']} px", warning]
+    assert text[-1] == f"index squares (median, smallest): near {near['median']} px, {near['smallest']} px"
 
 
 def test_check_with_the_cards_laid_fails_on_a_sure_read_of_a_card_not_laid(
