@@ -39,7 +39,7 @@ MOSTLY_UNSURE = (
 )
 # Printed when the indices read in a zone are filmed small: the median of each read's largest index square under
 # `SMALL_INDEX` pixels (a camera at an angle films the far zone smaller). On decks and cards the network never saw,
-# every sure read that was wrong was of an index under 28 pixels square, and none of 4,678 sure reads at 32 or more
+# every sure read that was wrong was of an index under 28 pixels square, and none of 8,780 sure reads at 32 or more
 # (docs/camera.md, "Designs no training used").
 SMALL_INDEX = 32
 SMALL_INDICES = (
