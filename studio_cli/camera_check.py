@@ -100,8 +100,9 @@ def run_check(args: argparse.Namespace) -> int:
             shown = [{"code": r.code, "confidence": round(r.confidence, 4), "zone": r.zone, "box": list(r.box),
                       "sure": r.confidence >= args.min_confidence} for r in reads]  # fmt: skip
             read_count += len(shown)
-            for r in (r for r in reads if r.indices):
-                index_sides.setdefault(r.zone or "frame", []).append(max(side for _, _, side, _ in r.indices))
+            for read in reads:
+                if read.indices:
+                    index_sides.setdefault(read.zone or "frame", []).append(max(side for _, _, side, _ in read.indices))
             sure_count += sum(read["sure"] for read in shown)
             if args.expect:
                 wrong_sure += [{"frame": number, "code": read["code"], "confidence": read["confidence"]}
