@@ -58,7 +58,7 @@ def judged(reader: IndexReader, frames: list[Frame]) -> list[dict[str, Any]]:
         for card in reader.read_frame(frame):
             under = sorted({label[0] for label in lies_on(card, truth)})
             if under and HIDDEN not in under:
-                side = max(width for _, _, width, _ in card.indices or (card.box,))
+                side = card.index_side or card.box[2]  # the reader's reads all have indices
                 reads.append({"lead": card.confidence / SURE, "code": card.code, "on": under, "scene": number,
                               "corners": len(card.indices), "side": side})  # fmt: skip
     return reads

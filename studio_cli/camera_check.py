@@ -80,7 +80,7 @@ def run_check(args: argparse.Namespace) -> int:
     reports: list[dict[str, Any]] = []
     wrong_sure: list[dict[str, Any]] = []  # with --expect: sure reads of cards not laid
     read_count = sure_count = 0
-    # by zone ("frame" without zones): each read's largest index square's side in pixels (reads of indices only)
+    # by zone ("frame" without zones): each read's `index_side` (reads of indices only)
     index_sides: dict[str, list[int]] = {}
     try:
         for number in range(1, args.frames + 1):
@@ -101,8 +101,8 @@ def run_check(args: argparse.Namespace) -> int:
                       "sure": r.confidence >= args.min_confidence} for r in reads]  # fmt: skip
             read_count += len(shown)
             for read in reads:
-                if read.indices:
-                    index_sides.setdefault(read.zone or "frame", []).append(max(side for _, _, side, _ in read.indices))
+                if read.index_side is not None:
+                    index_sides.setdefault(read.zone or "frame", []).append(read.index_side)
             sure_count += sum(read["sure"] for read in shown)
             if args.expect:
                 wrong_sure += [{"frame": number, "code": read["code"], "confidence": read["confidence"]}

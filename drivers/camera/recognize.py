@@ -71,6 +71,12 @@ class CardRead:
     def card(self) -> Card | None:
         return parse_card(self.code) if self.suit is not None else None
 
+    @property
+    def index_side(self) -> int | None:
+        """The side in pixels of its largest index square: how large the camera films this card's index, which bears
+        on how far its confidence holds (docs/camera.md, "Designs no training used"); None for a template read."""
+        return max(side for _, _, side, _ in self.indices) if self.indices else None
+
 
 @dataclass(frozen=True, slots=True)
 class _Match:
